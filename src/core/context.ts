@@ -1,0 +1,200 @@
+import { z } from 'zod';
+
+/** What mcp-gate knows about one request. Built once per request by an adapter, then frozen. */
+export interface RequestContext {
+  readonly request: {
+    /** JSON-RPC method, e.g. `tools/list`, `tools/call`. */
+    readonly method: string;
+    /** HTTP headers, names lower-cased; repeated headers are joined with ", ". */
+    readonly headers: Readonly<Record<string, string>>;
+    /** URL path of the endpoint the request arrived on (query excluded), e.g. `/mcp/admin`; `''` for stdio. */
+    readonly endpoint: string;
+    readonly sessionId?: string | undefined;
+    readonly protocolVersion?: string | undefined;
+  };
+  readonly client: {
+    readonly name?: string | undefined;
+    readonly version?: string | undefined;
+    /** The client's declared capabilities; undefined when the request did not say (stateless, no envelope). */
+    readonly capabilities?: Readonly<Record<string, unknown>> | undefined;
+  };
+  readonly auth: {
+    readonly clientId?: string | undefined;
+    readonly subject?: string | undefined;
+    readonly scopes: readonly string[];
+    readonly claims: Readonly<Record<string, unknown>>;
+  };
+}
+
+export type PrimitiveKind = 'tool' | 'prompt' | 'resource' | 'resourceTemplate';
+
+/** Metadata of one tool, prompt, resource or resource template, as policies see it. */
+export interface PrimitiveMetadata {
+  readonly kind: PrimitiveKind;
+  readonly name: string;
+  readonly uri?: string | undefined;
+  readonly uriTemplate?: string | undefined;
+  readonly version?: string | undefined;
+  readonly groups: readonly string[];
+  readonly tags: readonly string[];
+  readonly requires: {
+    /** Capability paths such as `sampling`, `elicitation.url`, `extensions.com.example/report-export`. */
+    readonly capabilities: readonly string[];
+    /** Header name (case-insensitive) → exact value the request must carry. */
+    readonly headers: Readonly<Record<string, string>>;
+  };
+  /** Globs over the URL path; empty means every endpoint. */
+  readonly endpoints: readonly string[];
+}
+
+const stringRecord = z.record(z.string(), z.string());
+
+export const requestContextSchema = z.strictObject({
+  request: z.strictObject({
+    method: z.string(),
+    headers: stringRecord,
+    endpoint: z.string(),
+    sessionId: z.string().optional(),
+    protocolVersion: z.string().optional(),
+  }),
+  client: z.strictObject({
+    name: z.string().optional(),
+    version: z.string().optional(),
+    capabilities: z.record(z.string(), z.unknown()).optional(),
+  }),
+  auth: z.strictObject({
+    clientId: z.string().optional(),
+    subject: z.string().optional(),
+    scopes: z.array(z.string()),
+    claims: z.record(z.string(), z.unknown()),
+  }),
+});
+
+export const primitiveKindSchema = z.enum(['tool', 'prompt', 'resource', 'resourceTemplate']);
+
+const nonEmpty = z.string().min(1);
+
+/** The part of the metadata a server author writes (in `_meta['mcp-gate']` or the `metadata` option). */
+export const primitiveAnnotationSchema = z.strictObject({
+  version: nonEmpty.optional(),
+  groups: z.array(nonEmpty).optional(),
+  tags: z.array(nonEmpty).optional(),
+  requires: z
+    .strictObject({
+      capabilities: z.array(nonEmpty).optional(),
+      headers: z.record(nonEmpty, z.string()).optional(),
+    })
+    .optional(),
+  endpoints: z.array(nonEmpty).optional(),
+});
+
+export type PrimitiveAnnotation = z.infer<typeof primitiveAnnotationSchema>;
+
+export const primitiveMetadataSchema = z.strictObject({
+  kind: primitiveKindSchema,
+  name: nonEmpty,
+  uri: z.string().optional(),
+  uriTemplate: z.string().optional(),
+  version: nonEmpty.optional(),
+  groups: z.array(nonEmpty),
+  tags: z.array(nonEmpty),
+  requires: z.strictObject({
+    capabilities: z.array(nonEmpty),
+    headers: z.record(nonEmpty, z.string()),
+  }),
+  endpoints: z.array(nonEmpty),
+});
+
+export interface RequestContextInput {
+  request?: Partial<RequestContext['request']>;
+  client?: Partial<RequestContext['client']>;
+  auth?: Partial<RequestContext['auth']>;
+}
+
+/** Builds a frozen RequestContext, lower-casing header names; missing parts get empty defaults. */
+export function createRequestContext(input: RequestContextInput = {}): RequestContext {
+  const headers: Record<string, string> = {};
+  for (const [name, value] of Object.entries(input.request?.headers ?? {})) {
+    const key = name.toLowerCase();
+    if (key === '__proto__') continue;
+    headers[key] = headers[key] === undefined ? value : `${headers[key]}, ${value}`;
+  }
+  return deepFreeze({
+    request: {
+      method: input.request?.method ?? '',
+      headers,
+      endpoint: input.request?.endpoint ?? '',
+      sessionId: input.request?.sessionId,
+      protocolVersion: input.request?.protocolVersion,
+    },
+    client: {
+      name: input.client?.name,
+      version: input.client?.version,
+      capabilities: copyPlainData(input.client?.capabilities) as RequestContext['client']['capabilities'],
+    },
+    auth: {
+      clientId: input.auth?.clientId,
+      subject: input.auth?.subject,
+      scopes: [...(input.auth?.scopes ?? [])],
+      claims: (copyPlainData(input.auth?.claims) ?? {}) as Record<string, unknown>,
+    },
+  });
+}
+
+/** Builds frozen PrimitiveMetadata from a kind, a name and the author's annotation; header names lower-cased. */
+export function createPrimitiveMetadata(
+  kind: PrimitiveKind,
+  name: string,
+  annotation: PrimitiveAnnotation = {},
+  location: { uri?: string; uriTemplate?: string } = {},
+): PrimitiveMetadata {
+  const headers: Record<string, string> = {};
+  for (const [header, value] of Object.entries(annotation.requires?.headers ?? {})) headers[header.toLowerCase()] = value;
+  return deepFreeze({
+    kind,
+    name,
+    uri: location.uri,
+    uriTemplate: location.uriTemplate,
+    version: annotation.version,
+    groups: [...(annotation.groups ?? [])],
+    tags: [...(annotation.tags ?? [])],
+    requires: { capabilities: [...(annotation.requires?.capabilities ?? [])], headers },
+    endpoints: [...(annotation.endpoints ?? [])],
+  });
+}
+
+const maxCopiedDepth = 32;
+
+/**
+ * Copies JSON-like data so the frozen context never shares (or freezes) an object the SDK owns.
+ * Anything that is not plain data (functions, class instances, cycles, nesting past 32 levels)
+ * is dropped, so a hostile capability object cannot make evaluation misbehave.
+ */
+function copyPlainData(value: unknown, ancestors: unknown[] = []): unknown {
+  if (value === null || typeof value !== 'object') return typeof value === 'function' ? undefined : value;
+  if (ancestors.length >= maxCopiedDepth || ancestors.includes(value)) return undefined;
+  const prototype = Object.getPrototypeOf(value);
+  if (!Array.isArray(value) && prototype !== Object.prototype && prototype !== null) return undefined;
+  ancestors.push(value);
+  let copy: unknown;
+  if (Array.isArray(value)) {
+    copy = value.map((item) => copyPlainData(item, ancestors) ?? null);
+  } else {
+    const record: Record<string, unknown> = {};
+    for (const key of Object.keys(value)) {
+      if (key === '__proto__') continue;
+      const item = copyPlainData((value as Record<string, unknown>)[key], ancestors);
+      if (item !== undefined) record[key] = item;
+    }
+    copy = record;
+  }
+  ancestors.pop();
+  return copy;
+}
+
+function deepFreeze<T>(value: T, seen = new Set<unknown>()): T {
+  if (value === null || typeof value !== 'object' || Object.isFrozen(value) || seen.has(value)) return value;
+  seen.add(value);
+  for (const key of Object.keys(value)) deepFreeze((value as Record<string, unknown>)[key], seen);
+  return Object.freeze(value);
+}

@@ -1,0 +1,68 @@
+/** One problem found in a rule, a policy document or metadata. `path` is a dot path (`rules[2].when.and[1]`). */
+export interface PolicyIssue {
+  code: PolicyIssueCode;
+  path: string;
+  message: string;
+}
+
+export type PolicyIssueCode =
+  | 'unknown_operator'
+  | 'arity'
+  | 'forbidden_path'
+  | 'invalid_argument'
+  | 'limit_exceeded'
+  | 'invalid_document'
+  | 'duplicate_rule_id'
+  | 'invalid_metadata';
+
+/** Base class of every error mcp-gate throws. */
+export class PolicyError extends Error {
+  override name = 'PolicyError';
+}
+
+/** A rule or policy document was rejected; `issues` lists every problem found, not just the first. */
+export class PolicyCompileError extends PolicyError {
+  override name = 'PolicyCompileError';
+  readonly issues: readonly PolicyIssue[];
+
+  constructor(issues: readonly PolicyIssue[], subject = 'policy') {
+    super(formatIssues(subject, issues));
+    this.issues = Object.freeze(issues.map((issue) => Object.freeze({ ...issue })));
+  }
+}
+
+/** A compiled rule hit a limit while evaluating data (string too long, too many iterations, …). */
+export class PolicyEvaluationError extends PolicyError {
+  override name = 'PolicyEvaluationError';
+  readonly code: 'limit_exceeded';
+
+  constructor(message: string) {
+    super(message);
+    this.code = 'limit_exceeded';
+  }
+}
+
+/** Metadata attached to a primitive is invalid; the message names the primitive and the field. */
+export class MetadataError extends PolicyError {
+  override name = 'MetadataError';
+  readonly issues: readonly PolicyIssue[];
+
+  constructor(primitive: string, issues: readonly PolicyIssue[]) {
+    super(formatIssues(`metadata of ${primitive}`, issues));
+    this.issues = Object.freeze(issues.map((issue) => Object.freeze({ ...issue })));
+  }
+}
+
+function formatIssues(subject: string, issues: readonly PolicyIssue[]): string {
+  const count = issues.length === 1 ? '1 issue' : `${issues.length} issues`;
+  const lines = issues.map((issue) => (issue.path ? `  ${issue.path}: ${issue.message}` : `  ${issue.message}`));
+  return [`invalid ${subject} (${count}):`, ...lines].join('\n');
+}
+
+/** Joins a base dot path and a key or index the way zod's `toDotPath` does. */
+export function joinPath(base: string, key: string | number): string {
+  if (typeof key === 'number') return `${base}[${key}]`;
+  const plain = /^[A-Za-z_$][\w$]*$/.test(key);
+  if (plain) return base ? `${base}.${key}` : key;
+  return `${base}[${JSON.stringify(key)}]`;
+}

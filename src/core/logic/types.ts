@@ -1,0 +1,70 @@
+import type { PolicyIssue } from '../errors.js';
+
+/**
+ * A compiled rule node. `data` is the document a rule reads; in predicate mode it is the
+ * RequestContext and `primitive` is the PrimitiveMetadata, so nothing is merged per call.
+ */
+export type Evaluator = (data: unknown, primitive: unknown) => unknown;
+
+/** A child argument after compilation: its evaluator, and its value when it is a literal (constant folding). */
+export interface CompiledArg {
+  readonly evaluate: Evaluator;
+  readonly isConstant: boolean;
+  readonly constant: unknown;
+  /** The raw rule of this argument, for operators that inspect it (e.g. `fractional`'s bucket-key detection). */
+  readonly raw: unknown;
+  readonly path: string;
+}
+
+/** How `var`, `missing`, `has` and `fractional` find their data; differs between plain data and predicate mode. */
+export interface DataScope {
+  readonly kind: 'data' | 'context';
+  /** Compile-time resolution of a pre-split static path; returns an issue message when the path is not allowed. */
+  resolveStatic(segments: readonly string[]): Evaluator | string;
+  /** Run-time resolution of a dynamic path (already a string); forbidden segments resolve to undefined. */
+  resolveDynamic(data: unknown, primitive: unknown, path: string): unknown;
+  /** The object `has`/`has_all` read with one argument (client capabilities in predicate mode). */
+  readonly capabilities: Evaluator;
+  /** The bucketing key `fractional` uses when the rule names none. */
+  readonly defaultBucketKey: Evaluator;
+}
+
+export interface CompileContext {
+  readonly scope: DataScope;
+  readonly options: Readonly<Required<CompileLimits>>;
+  report(issue: PolicyIssue): void;
+  /** Counts one unit of run-time work (iterations); throws PolicyEvaluationError past the budget. */
+  readonly step: (units: number) => void;
+}
+
+export interface OperatorDefinition {
+  readonly name: string;
+  readonly arity: { readonly min: number; readonly max: number };
+  /** When true, the compiler folds the call if every argument is constant. */
+  readonly pure: boolean;
+  /**
+   * Compile the args (already compiled unless `lazyArgs`) into an evaluator. Report bad literal
+   * arguments through `ctx.report`; return any evaluator (it will not run) when reporting.
+   */
+  compile(args: readonly CompiledArg[], ctx: CompileContext, path: string): Evaluator;
+  /** Indexes of arguments that are evaluated per array item (map/filter/…): compiled against plain item data. */
+  readonly itemArgs?: readonly number[];
+}
+
+export interface CompileLimits {
+  /** Deepest nesting of operators and arrays in a rule. */
+  maxDepth?: number;
+  /** Most nodes (operators, literals, array elements) in a rule. */
+  maxNodes?: number;
+  /** Longest string literal in a rule, and longest string `cat`/`substr` may produce at run time. */
+  maxStringLength?: number;
+  /** Most elements `merge`/`map`/`filter` may produce, and most iterations one evaluation may run. */
+  maxIterations?: number;
+}
+
+export const defaultLimits: Readonly<Required<CompileLimits>> = Object.freeze({
+  maxDepth: 64,
+  maxNodes: 10_000,
+  maxStringLength: 65_536,
+  maxIterations: 100_000,
+});

@@ -1,0 +1,35 @@
+import type { PrimitiveMetadata, RequestContext } from '../context.js';
+import type { PolicyError } from '../errors.js';
+
+export type Effect = 'allow' | 'deny';
+export type DecisionReason = 'rule' | 'default' | 'requirement' | 'error';
+
+/** Why a primitive is visible or hidden for one request. */
+export interface Decision {
+  readonly allowed: boolean;
+  readonly reason: DecisionReason;
+  /** The deciding rule's id when `reason` is `rule` (or `error` raised inside a rule). */
+  readonly ruleId?: string | undefined;
+  /** A sentence for humans, e.g. `requires client capability "sampling"`. */
+  readonly message: string;
+}
+
+/** Called once per failed evaluation; the primitive is hidden for that request (fail closed). */
+export type EvaluationErrorHandler = (error: PolicyError | Error, where: { ruleId?: string | undefined; primitive: PrimitiveMetadata }) => void;
+
+/** A validated, compiled policy document. Never throws while evaluating. */
+export interface Policy {
+  /** Content hash of the normalized document: equal documents have equal revisions. */
+  readonly revision: string;
+  /**
+   * Context paths the policy reads (`request.headers.x-canary`, `client.capabilities`, …), sorted.
+   * Two contexts equal on these paths get the same decisions.
+   */
+  readonly reads: readonly string[];
+  /** True when any decision can depend on the caller (headers, endpoint, session, client, auth). */
+  readonly callerSpecific: boolean;
+  evaluate(context: RequestContext, primitive: PrimitiveMetadata): boolean;
+  explain(context: RequestContext, primitive: PrimitiveMetadata): Decision;
+  /** A string equal for two contexts iff they agree on every path in `reads` (a cache key). */
+  contextKey(context: RequestContext): string;
+}
