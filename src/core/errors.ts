@@ -31,15 +31,20 @@ export class PolicyCompileError extends PolicyError {
   }
 }
 
-/** A compiled rule hit a limit while evaluating data (string too long, too many iterations, …). */
+/** A compiled rule failed on its data: a limit was hit (string too long, too many iterations) or an operator threw. */
 export class PolicyEvaluationError extends PolicyError {
   override name = 'PolicyEvaluationError';
-  readonly code: 'limit_exceeded';
+  readonly code: 'limit_exceeded' | 'evaluation_failed';
 
-  constructor(message: string) {
-    super(message);
-    this.code = 'limit_exceeded';
+  constructor(message: string, code: 'limit_exceeded' | 'evaluation_failed' = 'limit_exceeded', cause?: unknown) {
+    super(message, cause === undefined ? undefined : { cause });
+    this.code = code;
   }
+}
+
+/** An option passed to an mcp-gate function is invalid; the message names the option. */
+export class PolicyOptionError extends PolicyError {
+  override name = 'PolicyOptionError';
 }
 
 /** Metadata attached to a primitive is invalid; the message names the primitive and the field. */

@@ -21,8 +21,8 @@ export interface DataScope {
   readonly kind: 'data' | 'context';
   /** Compile-time resolution of a pre-split static path; returns an issue message when the path is not allowed. */
   resolveStatic(segments: readonly string[]): Evaluator | string;
-  /** Run-time resolution of a dynamic path (already a string); forbidden segments resolve to undefined. */
-  resolveDynamic(data: unknown, primitive: unknown, path: string): unknown;
+  /** Run-time resolution of a dynamic `var` argument; forbidden segments resolve to undefined. */
+  resolveDynamic(data: unknown, primitive: unknown, path: unknown): unknown;
   /** The object `has`/`has_all` read with one argument (client capabilities in predicate mode). */
   readonly capabilities: Evaluator;
   /** The bucketing key `fractional` uses when the rule names none. */
@@ -33,8 +33,6 @@ export interface CompileContext {
   readonly scope: DataScope;
   readonly options: Readonly<Required<CompileLimits>>;
   report(issue: PolicyIssue): void;
-  /** Counts one unit of run-time work (iterations); throws PolicyEvaluationError past the budget. */
-  readonly step: (units: number) => void;
 }
 
 export interface OperatorDefinition {

@@ -1,0 +1,111 @@
+import { forbiddenSegments, isWholeDataPath, splitPath } from '../path.js';
+import type { CompileContext, CompiledArg, DataScope, Evaluator, OperatorDefinition } from '../types.js';
+
+/** `var`: a dot path (pre-split when literal) with an optional default for missing values. */
+const variable: OperatorDefinition = {
+  name: 'var',
+  arity: { min: 0, max: 2 },
+  pure: false,
+  compile(args, ctx, path) {
+    const [pathArg, fallbackArg] = args;
+    const fallback = fallbackArg?.evaluate;
+    if (pathArg === undefined || pathArg.isConstant) {
+      const resolve = compileStaticPath(pathArg?.constant, ctx, pathArg?.path ?? path);
+      if (!fallback) {
+        return function readVar(data, primitive) {
+          const value = resolve(data, primitive);
+          return value === undefined ? null : value;
+        };
+      }
+      return function readVarOrDefault(data, primitive) {
+        const value = resolve(data, primitive);
+        return value === undefined ? fallback(data, primitive) : value;
+      };
+    }
+    const evaluatePath = pathArg.evaluate;
+    const scope = ctx.scope;
+    return function readDynamicVar(data, primitive) {
+      const value = scope.resolveDynamic(data, primitive, evaluatePath(data, primitive));
+      if (value !== undefined) return value;
+      return fallback ? fallback(data, primitive) : null;
+    };
+  },
+};
+
+function compileStaticPath(pathValue: unknown, ctx: CompileContext, path: string): Evaluator {
+  const segments = isWholeDataPath(pathValue) ? [] : splitPath(pathValue);
+  const forbidden = segments.find((segment) => forbiddenSegments.has(segment));
+  if (forbidden !== undefined) {
+    ctx.report({ code: 'forbidden_path', path, message: `path segment "${forbidden}" is not allowed` });
+    return () => undefined;
+  }
+  const resolved = ctx.scope.resolveStatic(segments);
+  if (typeof resolved === 'string') {
+    ctx.report({ code: 'invalid_argument', path, message: resolved });
+    return () => undefined;
+  }
+  return resolved;
+}
+
+/** True when `var` would report the key as missing (json-logic-js: null or ""). */
+function isMissing(scope: DataScope, data: unknown, primitive: unknown, key: unknown): boolean {
+  const value = scope.resolveDynamic(data, primitive, key);
+  return value === undefined || value === null || value === '';
+}
+
+function missingKeys(scope: DataScope, data: unknown, primitive: unknown, keys: readonly unknown[]): unknown[] {
+  const missing: unknown[] = [];
+  for (const key of keys) if (isMissing(scope, data, primitive, key)) missing.push(key);
+  return missing;
+}
+
+/** `missing`: the keys whose values are absent; one array argument is the list of keys. */
+const missing: OperatorDefinition = {
+  name: 'missing',
+  arity: { min: 0, max: Infinity },
+  pure: false,
+  compile(args, ctx) {
+    checkLiteralKeys(args, ctx);
+    const keyEvaluators = args.map((arg) => arg.evaluate);
+    const scope = ctx.scope;
+    return function missing(data, primitive) {
+      const values = keyEvaluators.map((evaluate) => evaluate(data, primitive));
+      const keys = Array.isArray(values[0]) ? (values[0] as unknown[]) : values;
+      return missingKeys(scope, data, primitive, keys);
+    };
+  },
+};
+
+/** `missing_some`: [] when at least `need` of the keys are present, else the missing keys. */
+const missingSome: OperatorDefinition = {
+  name: 'missing_some',
+  arity: { min: 2, max: 2 },
+  pure: false,
+  compile([needArg, keysArg], ctx) {
+    checkLiteralKeys([keysArg!], ctx);
+    const scope = ctx.scope;
+    return function missingSome(data, primitive) {
+      const need = needArg!.evaluate(data, primitive);
+      const options = keysArg!.evaluate(data, primitive);
+      const keys = Array.isArray(options) ? options : [options];
+      const absent = missingKeys(scope, data, primitive, keys);
+      const count = (options as { length?: unknown } | null | undefined)?.length;
+      return (count as number) - absent.length >= (need as number) ? [] : absent;
+    };
+  },
+};
+
+/** Literal keys are checked at compile time: a forbidden segment or an unknown root is a mistake worth reporting. */
+function checkLiteralKeys(args: readonly CompiledArg[], ctx: CompileContext): void {
+  for (const arg of args) {
+    if (!arg.isConstant) continue;
+    const keys = Array.isArray(arg.constant) ? arg.constant : [arg.constant];
+    keys.forEach((key, index) => {
+      if (typeof key !== 'string' || key === '') return;
+      const at = Array.isArray(arg.constant) ? `${arg.path}[${index}]` : arg.path;
+      compileStaticPath(key, ctx, at);
+    });
+  }
+}
+
+export const dataOperators: readonly OperatorDefinition[] = [variable, missing, missingSome];

@@ -1,0 +1,23 @@
+import { compileGlob } from '../glob-matcher.js';
+import type { OperatorDefinition } from '../types.js';
+
+/** `glob`: `{"glob": ["/mcp/admin/**", {"var": "request.endpoint"}]}`; the pattern must be a literal so it compiles once. */
+const glob: OperatorDefinition = {
+  name: 'glob',
+  arity: { min: 2, max: 2 },
+  pure: true,
+  compile([patternArg, valueArg], ctx) {
+    if (!patternArg!.isConstant || typeof patternArg!.constant !== 'string') {
+      ctx.report({ code: 'invalid_argument', path: patternArg!.path, message: 'glob pattern must be a literal string' });
+      return () => false;
+    }
+    const matches = compileGlob(patternArg!.constant);
+    const evaluateValue = valueArg!.evaluate;
+    return function glob(data, primitive) {
+      const value = evaluateValue(data, primitive);
+      return typeof value === 'string' && matches(value);
+    };
+  },
+};
+
+export const globOperators: readonly OperatorDefinition[] = [glob];
