@@ -13,6 +13,7 @@ export const dataScope: DataScope = {
       return read(data);
     };
   },
+  declareDynamicAccess() {},
   resolveDynamic(data, _primitive, path) {
     return isWholeDataPath(path) ? data : readPath(data, splitPath(path));
   },

@@ -21,6 +21,8 @@ export interface DataScope {
   readonly kind: 'data' | 'context';
   /** Compile-time resolution of a pre-split static path; returns an issue message when the path is not allowed. */
   resolveStatic(segments: readonly string[]): Evaluator | string;
+  /** Called at compile time when a rule resolves paths only known at run time (`var` of a computed path, `missing`). */
+  declareDynamicAccess(): void;
   /** Run-time resolution of a dynamic `var` argument; forbidden segments resolve to undefined. */
   resolveDynamic(data: unknown, primitive: unknown, path: unknown): unknown;
   /** The object `has`/`has_all` read with one argument (client capabilities in predicate mode). */

@@ -28,6 +28,12 @@ export interface Policy {
   readonly reads: readonly string[];
   /** True when any decision can depend on the caller (headers, endpoint, session, client, auth). */
   readonly callerSpecific: boolean;
+  /** False when custom operators are in use: they may read clocks or counters, so decisions are never cached. */
+  readonly cacheable: boolean;
+  /** `reads` narrowed to what these primitives' requirements actually read (for per-registry cache keys). */
+  readsFor(primitives: readonly PrimitiveMetadata[]): readonly string[];
+  /** A context key function over `readsFor(primitives)`. */
+  contextKeyFor(primitives: readonly PrimitiveMetadata[]): (context: RequestContext) => string;
   evaluate(context: RequestContext, primitive: PrimitiveMetadata): boolean;
   explain(context: RequestContext, primitive: PrimitiveMetadata): Decision;
   /** A string equal for two contexts iff they agree on every path in `reads` (a cache key). */

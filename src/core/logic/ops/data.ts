@@ -24,6 +24,7 @@ const variable: OperatorDefinition = {
     }
     const evaluatePath = pathArg.evaluate;
     const scope = ctx.scope;
+    scope.declareDynamicAccess();
     return function readDynamicVar(data, primitive) {
       const value = scope.resolveDynamic(data, primitive, evaluatePath(data, primitive));
       if (value !== undefined) return value;
@@ -65,7 +66,7 @@ const missing: OperatorDefinition = {
   arity: { min: 0, max: Infinity },
   pure: false,
   compile(args, ctx) {
-    checkLiteralKeys(args, ctx);
+    if (!checkLiteralKeys(args, ctx)) ctx.scope.declareDynamicAccess();
     const keyEvaluators = args.map((arg) => arg.evaluate);
     const scope = ctx.scope;
     return function missing(data, primitive) {
@@ -82,7 +83,7 @@ const missingSome: OperatorDefinition = {
   arity: { min: 2, max: 2 },
   pure: false,
   compile([needArg, keysArg], ctx) {
-    checkLiteralKeys([keysArg!], ctx);
+    if (!checkLiteralKeys([keysArg!], ctx)) ctx.scope.declareDynamicAccess();
     const scope = ctx.scope;
     return function missingSome(data, primitive) {
       const need = needArg!.evaluate(data, primitive);
@@ -95,17 +96,24 @@ const missingSome: OperatorDefinition = {
   },
 };
 
-/** Literal keys are checked at compile time: a forbidden segment or an unknown root is a mistake worth reporting. */
-function checkLiteralKeys(args: readonly CompiledArg[], ctx: CompileContext): void {
+/**
+ * Literal keys are checked (and recorded as reads) at compile time: a forbidden segment or an
+ * unknown root is a mistake worth reporting. Returns false when some key is only known at run time.
+ */
+function checkLiteralKeys(args: readonly CompiledArg[], ctx: CompileContext): boolean {
+  let allLiteral = true;
   for (const arg of args) {
-    if (!arg.isConstant) continue;
+    if (!arg.isConstant) {
+      allLiteral = false;
+      continue;
+    }
     const keys = Array.isArray(arg.constant) ? arg.constant : [arg.constant];
     keys.forEach((key, index) => {
-      if (typeof key !== 'string' || key === '') return;
       const at = Array.isArray(arg.constant) ? `${arg.path}[${index}]` : arg.path;
       compileStaticPath(key, ctx, at);
     });
   }
+  return allLiteral;
 }
 
 export const dataOperators: readonly OperatorDefinition[] = [variable, missing, missingSome];

@@ -1,0 +1,94 @@
+import { LRUCache } from 'lru-cache';
+import type { PrimitiveKind, PrimitiveMetadata, RequestContext } from '../core/context.js';
+import type { Decision, Policy } from '../core/policy/types.js';
+import type { Catalog, CatalogEntry } from './catalog.js';
+
+export type MissingCapabilities = 'deny' | 'allow';
+
+/**
+ * One policy plus the caches derived from it. A gate swaps whole views, and every request holds
+ * the view it started with, so no response mixes two policies.
+ */
+export interface PolicyView {
+  readonly policy: Policy;
+  /** Equal for two contexts that must get the same decisions (the policy's key plus the missing-capabilities mode). */
+  cacheKey(context: RequestContext): string;
+  isVisible(context: RequestContext, entry: CatalogEntry): boolean;
+  explain(context: RequestContext, entry: CatalogEntry): Decision;
+  /** The entries of one kind a context may see, in registration order; versioned tools resolved to one each. */
+  visibleEntries(catalog: Catalog, kind: PrimitiveKind, context: RequestContext, cacheKey: string): readonly CatalogEntry[];
+  /** The registration serving a public tool name for this context, or undefined when it is hidden or unknown. */
+  resolveTool(catalog: Catalog, publicName: string, context: RequestContext): CatalogEntry | undefined;
+}
+
+const maxContextsPerCatalog = 512;
+const invalidMetadataDecision: Decision = Object.freeze({ allowed: false, reason: 'error', message: 'invalid mcp-gate metadata' });
+
+export function createPolicyView(policy: Policy, onMissingCapabilities: MissingCapabilities): PolicyView {
+  // Keyed by catalog so a registry change (a new catalog) drops stale lists without bookkeeping.
+  const listsByCatalog = new WeakMap<Catalog, LRUCache<string, readonly CatalogEntry[]>>();
+  const ignoreMissingCapabilities = onMissingCapabilities === 'allow';
+
+  function metadataFor(context: RequestContext, entry: CatalogEntry): PrimitiveMetadata {
+    return ignoreMissingCapabilities && context.client.capabilities === undefined ? entry.metadataIgnoringCapabilities : entry.metadata;
+  }
+
+  function isVisible(context: RequestContext, entry: CatalogEntry): boolean {
+    if (entry.metadataError) return false;
+    try {
+      return policy.evaluate(context, metadataFor(context, entry)) === true;
+    } catch {
+      return false; // Policy promises not to throw; fail closed if one does anyway.
+    }
+  }
+
+  function resolveTool(catalog: Catalog, publicName: string, context: RequestContext): CatalogEntry | undefined {
+    const candidates = catalog.toolCandidates(publicName);
+    if (!candidates) return undefined;
+    for (const candidate of candidates) if (isVisible(context, candidate)) return candidate;
+    return undefined;
+  }
+
+  function computeVisible(catalog: Catalog, kind: PrimitiveKind, context: RequestContext): readonly CatalogEntry[] {
+    const visible: CatalogEntry[] = [];
+    if (kind !== 'tool') {
+      for (const entry of catalog.entries(kind)) if (isVisible(context, entry)) visible.push(entry);
+      return visible;
+    }
+    // A versioned tool appears once, at the position of its first registration, whichever version wins.
+    const seenNames = new Set<string>();
+    for (const entry of catalog.entries(kind)) {
+      if (seenNames.has(entry.publicName)) continue;
+      seenNames.add(entry.publicName);
+      const chosen = resolveTool(catalog, entry.publicName, context);
+      if (chosen) visible.push(chosen);
+    }
+    return visible;
+  }
+
+  return {
+    policy,
+    cacheKey(context) {
+      const missing = ignoreMissingCapabilities && context.client.capabilities === undefined ? '\u0000m' : '';
+      return policy.contextKey(context) + missing;
+    },
+    isVisible,
+    explain(context, entry) {
+      if (entry.metadataError) return invalidMetadataDecision;
+      try {
+        return policy.explain(context, metadataFor(context, entry));
+      } catch {
+        return { allowed: false, reason: 'error', message: 'policy evaluation failed' };
+      }
+    },
+    visibleEntries(catalog, kind, context, cacheKey) {
+      let lists = listsByCatalog.get(catalog);
+      if (!lists) listsByCatalog.set(catalog, (lists = new LRUCache({ max: maxContextsPerCatalog })));
+      const listKey = `${kind}\u0000${cacheKey}`;
+      let visible = lists.get(listKey);
+      if (!visible) lists.set(listKey, (visible = computeVisible(catalog, kind, context)));
+      return visible;
+    },
+    resolveTool,
+  };
+}

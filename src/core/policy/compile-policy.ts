@@ -1,0 +1,149 @@
+import type { PrimitiveMetadata, RequestContext } from '../context.js';
+import { joinPath, PolicyCompileError, type PolicyIssue } from '../errors.js';
+import { compileRuleCollectingIssues, type CompileLogicOptions } from '../logic/compile.js';
+import { restoreBudget, startBudget } from '../logic/budget.js';
+import { isTruthy } from '../logic/truthy.js';
+import { defaultLimits } from '../logic/types.js';
+import { compileContextKey } from './context-key.js';
+import { createContextScope } from './context-scope.js';
+import { reportError } from './predicate.js';
+import { canonicalJson, contentHash } from './revision.js';
+import { requirementReads, type MissingCapabilities } from './requirements.js';
+import { compileAppliesTo, createPlanner, type CompiledPolicyRule } from './rule-plan.js';
+import { policyDocumentSchema, toPolicyIssues, type NormalizedPolicyDocument, type PolicyDocument } from './schema.js';
+import type { Decision, EvaluationErrorHandler, Policy } from './types.js';
+
+export interface CompilePolicyOptions extends CompileLogicOptions {
+  onError?: EvaluationErrorHandler;
+  /** Capability-gated primitives when a request declares no capabilities at all (stateless, no envelope). */
+  onMissingCapabilities?: MissingCapabilities;
+  /** Names the document in error messages (a file name, say). */
+  source?: string;
+}
+
+/** Validates and compiles a policy document; throws PolicyCompileError listing every issue. */
+export function compilePolicy(document: PolicyDocument | unknown, options: CompilePolicyOptions = {}): Policy {
+  const issues: PolicyIssue[] = [];
+  const parsed = policyDocumentSchema.safeParse(document);
+  if (!parsed.success) issues.push(...toPolicyIssues(parsed.error));
+  const normalized = parsed.success ? parsed.data : undefined;
+  const reads = new Set<string>();
+  const rules = normalized ? compileRules(normalized, options, reads, issues) : [];
+  if (issues.length > 0 || !normalized) throw new PolicyCompileError(issues, options.source ?? 'policy');
+  return createPolicy(normalized, rules, reads, options);
+}
+
+function compileRules(
+  document: NormalizedPolicyDocument,
+  options: CompilePolicyOptions,
+  reads: Set<string>,
+  issues: PolicyIssue[],
+): CompiledPolicyRule[] {
+  const scope = createContextScope(reads);
+  const seen = new Map<string, number>();
+  return document.rules.map((rule, index) => {
+    const path = joinPath('rules', index);
+    const earlier = seen.get(rule.id);
+    if (earlier !== undefined) {
+      issues.push({ code: 'duplicate_rule_id', path: `${path}.id`, message: `rule id "${rule.id}" is already used by rules[${earlier}]` });
+    } else {
+      seen.set(rule.id, index);
+    }
+    let when = null;
+    if (rule.when !== undefined) {
+      const { root } = compileRuleCollectingIssues(rule.when, { ...options, scope, path: `${path}.when` }, issues);
+      when = root.isConstant ? (isTruthy(root.constant) ? null : () => false) : root.evaluate;
+    }
+    return { id: rule.id, description: rule.description, effect: rule.effect, appliesTo: compileAppliesTo(rule.appliesTo), when };
+  });
+}
+
+function createPolicy(
+  document: NormalizedPolicyDocument,
+  rules: readonly CompiledPolicyRule[],
+  ruleReads: ReadonlySet<string>,
+  options: CompilePolicyOptions,
+): Policy {
+  const enforce = document.enforceRequirements;
+  const allowByDefault = document.default === 'allow';
+  const planFor = createPlanner(rules, options.onMissingCapabilities ?? 'deny');
+  const steps = options.maxIterations ?? defaultLimits.maxIterations;
+  const onError = options.onError;
+  const requirementMarkers = enforce ? ['client.capabilities', 'request.headers', 'request.endpoint'] : [];
+  const reads = Object.freeze([...new Set([...ruleReads, ...requirementMarkers])].sort());
+  const { $schema: _schema, ...content } = document;
+
+  function readsFor(primitives: readonly PrimitiveMetadata[]): readonly string[] {
+    const extra = enforce ? requirementReads(primitives) : [];
+    return Object.freeze([...new Set([...ruleReads, ...extra])].sort());
+  }
+
+  function evaluate(context: RequestContext, primitive: PrimitiveMetadata): boolean {
+    const saved = startBudget(steps);
+    let ruleId: string | undefined;
+    try {
+      const plan = planFor(primitive);
+      if (enforce && !plan.requirements.isEmpty && !plan.requirements.met(context)) return false;
+      for (const rule of plan.deny) {
+        ruleId = rule.id;
+        if (rule.when === null || isTruthy(rule.when(context, primitive))) return false;
+      }
+      for (const rule of plan.allow) {
+        ruleId = rule.id;
+        if (rule.when === null || isTruthy(rule.when(context, primitive))) return true;
+      }
+      return allowByDefault;
+    } catch (error) {
+      reportError(onError, error, ruleId, primitive);
+      return false;
+    } finally {
+      restoreBudget(saved);
+    }
+  }
+
+  function explain(context: RequestContext, primitive: PrimitiveMetadata): Decision {
+    const saved = startBudget(steps);
+    let ruleId: string | undefined;
+    try {
+      const plan = planFor(primitive);
+      const unmet = enforce ? plan.requirements.unmet(context) : null;
+      if (unmet !== null) return decision(false, 'requirement', undefined, unmet);
+      for (const rule of [...plan.deny, ...plan.allow]) {
+        ruleId = rule.id;
+        if (rule.when !== null && !isTruthy(rule.when(context, primitive))) continue;
+        const verb = rule.effect === 'allow' ? 'allowed' : 'denied';
+        const detail = rule.description ? `: ${rule.description}` : '';
+        return decision(rule.effect === 'allow', 'rule', rule.id, `${verb} by rule "${rule.id}"${detail}`);
+      }
+      return decision(allowByDefault, 'default', undefined, `no rule matched; default is ${document.default}`);
+    } catch (error) {
+      reportError(onError, error, ruleId, primitive);
+      const where = ruleId === undefined ? 'requirements' : `rule "${ruleId}"`;
+      const reason = error instanceof Error ? error.message : String(error);
+      return decision(false, 'error', ruleId, `${where} failed (hidden, fail closed): ${reason}`);
+    } finally {
+      restoreBudget(saved);
+    }
+  }
+
+  return Object.freeze({
+    revision: contentHash(canonicalJson(content)),
+    reads,
+    callerSpecific: reads.some(isCallerPath),
+    cacheable: options.operators === undefined || Object.keys(options.operators).length === 0,
+    readsFor,
+    evaluate,
+    explain,
+    contextKey: compileContextKey(reads),
+    contextKeyFor: (primitives: readonly PrimitiveMetadata[]) => compileContextKey(readsFor(primitives)),
+  });
+}
+
+/** Paths that vary between callers; `request.method` and primitive metadata do not. */
+export function isCallerPath(path: string): boolean {
+  return !(path === 'request.method' || path === 'primitive' || path.startsWith('primitive.'));
+}
+
+function decision(allowed: boolean, reason: Decision['reason'], ruleId: string | undefined, message: string): Decision {
+  return Object.freeze({ allowed, reason, ruleId, message });
+}

@@ -1,0 +1,86 @@
+import { compilePathReader, forbiddenSegments, isWholeDataPath, readPath, splitPath } from '../logic/path.js';
+import { suggestName } from '../logic/suggest.js';
+import type { DataScope, Evaluator } from '../logic/types.js';
+import type { PrimitiveMetadata, RequestContext } from '../context.js';
+
+/** `var` roots of a policy rule; `tool` is an alias of `primitive` for readability in tool-only policies. */
+export const contextRoots = ['request', 'client', 'auth', 'primitive', 'tool'] as const;
+type ContextRoot = (typeof contextRoots)[number];
+
+/** Marks "this rule may read anything" (a dynamic `var` path): projections then take the whole context. */
+export const readsEverything = '*';
+
+function pickRoot(root: ContextRoot): (context: RequestContext, primitive: PrimitiveMetadata) => unknown {
+  switch (root) {
+    case 'request':
+      return (context) => context.request;
+    case 'client':
+      return (context) => context.client;
+    case 'auth':
+      return (context) => context.auth;
+    default:
+      return (_context, primitive) => primitive;
+  }
+}
+
+function isRoot(name: string): name is ContextRoot {
+  return (contextRoots as readonly string[]).includes(name);
+}
+
+/**
+ * The scope of policy rules: `var` paths start at one of the roots, resolved straight from the
+ * context and the primitive (no merged object per call). Every static path is recorded in
+ * `reads`, which decides what a cache key must contain.
+ */
+export function createContextScope(reads: Set<string>): DataScope {
+  return {
+    kind: 'context',
+    resolveStatic(segments) {
+      const [root, ...rest] = segments;
+      if (root === undefined || root === '') {
+        return `var needs a path starting with ${contextRoots.join(', ')}`;
+      }
+      if (!isRoot(root)) {
+        const suggestion = suggestName(root, contextRoots);
+        return `unknown var root "${root}"${suggestion ? ` (did you mean "${suggestion}"?)` : ''}; paths start with ${contextRoots.join(', ')}`;
+      }
+      const canonicalRoot = root === 'tool' ? 'primitive' : root;
+      reads.add([canonicalRoot, ...rest].join('.'));
+      const read = compilePathReader(rest);
+      if (canonicalRoot === 'primitive') {
+        return function readPrimitive(_context, primitive) {
+          return read(primitive);
+        };
+      }
+      const pick = pickRoot(canonicalRoot);
+      return function readContext(context, primitive) {
+        return read(pick(context as RequestContext, primitive as PrimitiveMetadata));
+      };
+    },
+    declareDynamicAccess() {
+      reads.add(readsEverything);
+    },
+    resolveDynamic(context, primitive, path) {
+      if (isWholeDataPath(path)) return undefined;
+      const [root, ...rest] = splitPath(path);
+      if (root === undefined || !isRoot(root) || rest.some((segment) => forbiddenSegments.has(segment))) return undefined;
+      return readPath(pickRoot(root)(context as RequestContext, primitive as PrimitiveMetadata), rest);
+    },
+    get capabilities(): Evaluator {
+      reads.add('client.capabilities');
+      return function readCapabilities(context) {
+        return (context as RequestContext).client.capabilities;
+      };
+    },
+    // Rollouts bucket a caller per primitive: the same caller keeps its bucket across requests
+    // and processes; the subject is preferred over the self-reported client name.
+    get defaultBucketKey(): Evaluator {
+      reads.add('primitive.name').add('auth.subject').add('client.name');
+      return function bucketKey(context, primitive) {
+        const { auth, client } = context as RequestContext;
+        const caller = auth.subject ?? client.name;
+        return caller === undefined ? null : `${(primitive as PrimitiveMetadata).name}${caller}`;
+      };
+    },
+  };
+}

@@ -1,0 +1,65 @@
+import type { PrimitiveMetadata } from '../context.js';
+import { compileGlob, type GlobMatcher } from '../logic/glob-matcher.js';
+import type { Evaluator } from '../logic/types.js';
+import type { PolicyRule } from './schema.js';
+import { compileRequirements, type MissingCapabilities, type RequirementCheck } from './requirements.js';
+
+/** One rule after compilation: `appliesTo` as a matcher over metadata, `when` as an evaluator (null = always). */
+export interface CompiledPolicyRule {
+  readonly id: string;
+  readonly description: string | undefined;
+  readonly effect: 'allow' | 'deny';
+  readonly appliesTo: (primitive: PrimitiveMetadata) => boolean;
+  readonly when: Evaluator | null;
+}
+
+/**
+ * What the policy must check for one primitive: its requirements and the rules whose `appliesTo`
+ * matches it. Depends on metadata only, so it is computed once per primitive, not per request.
+ */
+export interface PrimitivePlan {
+  readonly requirements: RequirementCheck;
+  readonly deny: readonly CompiledPolicyRule[];
+  readonly allow: readonly CompiledPolicyRule[];
+}
+
+export function compileAppliesTo(appliesTo: PolicyRule['appliesTo']): (primitive: PrimitiveMetadata) => boolean {
+  if (!appliesTo) return () => true;
+  const kinds = appliesTo.kinds ? new Set<string>(appliesTo.kinds) : undefined;
+  const names: GlobMatcher[] | undefined = appliesTo.names?.map(compileGlob);
+  const groups = appliesTo.groups ? new Set(appliesTo.groups) : undefined;
+  const tags = appliesTo.tags ? new Set(appliesTo.tags) : undefined;
+  return function appliesToPrimitive(primitive) {
+    if (kinds && !kinds.has(primitive.kind)) return false;
+    if (names && !names.some((matches) => matches(primitive.name) || (primitive.uri !== undefined && matches(primitive.uri)))) {
+      return false;
+    }
+    if (groups && !primitive.groups.some((group) => groups.has(group))) return false;
+    if (tags && !primitive.tags.some((tag) => tags.has(tag))) return false;
+    return true;
+  };
+}
+
+/** Builds (and memoizes, for frozen metadata) the plan of each primitive. */
+export function createPlanner(
+  rules: readonly CompiledPolicyRule[],
+  onMissingCapabilities: MissingCapabilities,
+): (primitive: PrimitiveMetadata) => PrimitivePlan {
+  const plans = new WeakMap<PrimitiveMetadata, PrimitivePlan>();
+  function buildPlan(primitive: PrimitiveMetadata): PrimitivePlan {
+    const applicable = rules.filter((rule) => rule.appliesTo(primitive));
+    return {
+      requirements: compileRequirements(primitive, onMissingCapabilities),
+      deny: applicable.filter((rule) => rule.effect === 'deny'),
+      allow: applicable.filter((rule) => rule.effect === 'allow'),
+    };
+  }
+  return function planFor(primitive) {
+    const known = plans.get(primitive);
+    if (known) return known;
+    const plan = buildPlan(primitive);
+    // Only frozen metadata is memoized: a mutable object could change under a cached plan.
+    if (Object.isFrozen(primitive)) plans.set(primitive, plan);
+    return plan;
+  };
+}

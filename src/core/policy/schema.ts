@@ -1,0 +1,67 @@
+import { z } from 'zod';
+import { primitiveKindSchema } from '../context.js';
+import { joinPath, type PolicyIssue } from '../errors.js';
+
+// Bounds on every free-form field keep a hostile document from costing more than reading it.
+const ruleId = z
+  .string()
+  .min(1)
+  .max(128)
+  .regex(/^[A-Za-z0-9][A-Za-z0-9_.:-]*$/, 'rule id may contain letters, digits, "_", ".", ":" and "-"');
+const text = z.string().max(4096);
+const glob = z.string().min(1).max(1024);
+const label = z.string().min(1).max(256);
+
+export const appliesToSchema = z
+  .strictObject({
+    kinds: z.array(primitiveKindSchema).min(1).max(4).optional(),
+    /** Globs over the primitive's name (and, for resources, its URI). */
+    names: z.array(glob).min(1).max(1024).optional(),
+    /** Matches when the primitive is in any of these groups. */
+    groups: z.array(label).min(1).max(1024).optional(),
+    /** Matches when the primitive has any of these tags. */
+    tags: z.array(label).min(1).max(1024).optional(),
+  })
+  .describe('Which primitives the rule is about; every field given must match.');
+
+export const policyRuleSchema = z.strictObject({
+  id: ruleId,
+  description: text.optional(),
+  effect: z.enum(['allow', 'deny']),
+  appliesTo: appliesToSchema.optional(),
+  /** JSON-Logic over `request.*`, `client.*`, `auth.*`, `primitive.*`; absent means always. */
+  when: z.unknown().optional().describe('JSON-Logic condition over request.*, client.*, auth.*, primitive.*'),
+});
+
+export const policyDocumentSchema = z.strictObject({
+  $schema: z.string().max(2048).optional(),
+  version: z.literal(1),
+  description: text.optional(),
+  default: z.enum(['allow', 'deny']),
+  enforceRequirements: z.boolean().default(true),
+  rules: z.array(policyRuleSchema).max(10_000).default([]),
+});
+
+export type PolicyDocument = z.input<typeof policyDocumentSchema>;
+export type PolicyRule = z.infer<typeof policyRuleSchema>;
+export type NormalizedPolicyDocument = z.infer<typeof policyDocumentSchema>;
+
+/** Turns zod issues into ours, paths in dot form (`rules[2].appliesTo.kinds[0]`). */
+export function toPolicyIssues(error: z.ZodError, base = ''): PolicyIssue[] {
+  return error.issues.map((issue) => ({
+    code: 'invalid_document',
+    path: issue.path.reduce<string>((path, key) => joinPath(path, typeof key === 'number' ? key : String(key)), base),
+    message: issue.message,
+  }));
+}
+
+/** The JSON Schema shipped as policies/policy.schema.json (a test keeps the file in sync). */
+export function createPolicyJsonSchema(): Record<string, unknown> {
+  const schema = z.toJSONSchema(policyDocumentSchema, { io: 'input', unrepresentable: 'any' }) as Record<string, unknown>;
+  return {
+    ...schema,
+    $id: 'https://mcp-gate.dev/policy.schema.json',
+    title: 'mcp-gate policy',
+    description: 'Which MCP tools, prompts, resources and resource templates each request may see and use.',
+  };
+}
