@@ -1,0 +1,157 @@
+import type { CompiledArg, CompileContext, Evaluator, OperatorDefinition } from '../types.js';
+
+// `sem_ver` as flagd evaluates it: versions follow Go's golang.org/x/mod/semver (which flagd's Go
+// evaluator uses) — strict SemVer 2.0, plus the shorthands "1" and "1.2" (no prerelease or build on
+// those) — after stripping one leading "v" or "V"; numbers are read as their decimal text, so 1.2
+// is "1.2". `^` matches the major version and `~` major and minor, as in flagd (not npm ranges).
+// A value that is not a version yields null, so the flag's default variant applies.
+
+/** A parsed version. Numeric parts stay digit strings so any length compares exactly, as in Go. */
+export interface SemVer {
+  readonly major: string;
+  readonly minor: string;
+  readonly patch: string;
+  /** Prerelease identifiers; empty for a release. Build metadata is dropped: it never affects order. */
+  readonly prerelease: readonly string[];
+}
+
+const number = '0|[1-9]\\d*';
+const prereleaseIdentifier = `${number}|\\d*[A-Za-z-][0-9A-Za-z-]*`;
+const versionPattern = new RegExp(
+  `^[vV]?(${number})(?:\\.(${number})(?:\\.(${number})` +
+    `(?:-((?:${prereleaseIdentifier})(?:\\.(?:${prereleaseIdentifier}))*))?` +
+    `(?:\\+[0-9A-Za-z-]+(?:\\.[0-9A-Za-z-]+)*)?)?)?$`,
+);
+const numericIdentifier = /^\d+$/;
+
+/** Parses a version string or number the way flagd does; null when it is not a version. */
+export function parseSemVer(value: unknown): SemVer | null {
+  let text: string;
+  if (typeof value === 'string') text = value;
+  else if (typeof value === 'number' && Number.isFinite(value)) text = String(value);
+  else return null;
+  const match = versionPattern.exec(text);
+  if (match === null) return null;
+  return {
+    major: match[1]!,
+    minor: match[2] ?? '0',
+    patch: match[3] ?? '0',
+    prerelease: match[4] === undefined ? [] : match[4].split('.'),
+  };
+}
+
+function compareDigits(a: string, b: string): number {
+  if (a.length !== b.length) return a.length < b.length ? -1 : 1;
+  return a < b ? -1 : a > b ? 1 : 0;
+}
+
+function compareIdentifiers(a: string, b: string): number {
+  const aNumeric = numericIdentifier.test(a);
+  const bNumeric = numericIdentifier.test(b);
+  if (aNumeric && bNumeric) return compareDigits(a, b);
+  if (aNumeric !== bNumeric) return aNumeric ? -1 : 1;
+  return a < b ? -1 : a > b ? 1 : 0;
+}
+
+/** SemVer 2.0 precedence: -1, 0 or 1. A prerelease sorts before its release. */
+export function compareSemVer(a: SemVer, b: SemVer): number {
+  const core = compareDigits(a.major, b.major) || compareDigits(a.minor, b.minor) || compareDigits(a.patch, b.patch);
+  if (core !== 0) return core;
+  if (a.prerelease.length === 0 || b.prerelease.length === 0) {
+    return a.prerelease.length === b.prerelease.length ? 0 : a.prerelease.length === 0 ? 1 : -1;
+  }
+  const shared = Math.min(a.prerelease.length, b.prerelease.length);
+  for (let index = 0; index < shared; index++) {
+    const order = compareIdentifiers(a.prerelease[index]!, b.prerelease[index]!);
+    if (order !== 0) return order;
+  }
+  return Math.sign(a.prerelease.length - b.prerelease.length);
+}
+
+type VersionTest = (actual: SemVer, target: SemVer) => boolean;
+
+const versionTests: Readonly<Record<string, VersionTest>> = Object.freeze({
+  '=': (a, b) => compareSemVer(a, b) === 0,
+  '!=': (a, b) => compareSemVer(a, b) !== 0,
+  '<': (a, b) => compareSemVer(a, b) < 0,
+  '<=': (a, b) => compareSemVer(a, b) <= 0,
+  '>': (a, b) => compareSemVer(a, b) > 0,
+  '>=': (a, b) => compareSemVer(a, b) >= 0,
+  '^': (a, b) => a.major === b.major,
+  '~': (a, b) => a.major === b.major && a.minor === b.minor,
+});
+
+function findTest(operator: unknown): VersionTest | undefined {
+  return typeof operator === 'string' && Object.hasOwn(versionTests, operator) ? versionTests[operator] : undefined;
+}
+
+/**
+ * Parses with a one-entry memo: one request usually compares the same client version in many
+ * rules and primitives, so repeated calls skip the regex and the allocation.
+ */
+function createVersionReader(): (value: unknown) => SemVer | null {
+  let lastValue: unknown;
+  let lastVersion: SemVer | null = null;
+  return function readVersion(value) {
+    if (value !== lastValue) {
+      lastVersion = parseSemVer(value);
+      lastValue = value;
+    }
+    return lastVersion;
+  };
+}
+
+function reportLiterals(args: readonly CompiledArg[], ctx: CompileContext): boolean {
+  const [actual, operator, target] = args as [CompiledArg, CompiledArg, CompiledArg];
+  let valid = true;
+  if (operator.isConstant && findTest(operator.constant) === undefined) {
+    const names = Object.keys(versionTests).map((name) => JSON.stringify(name)).join(', ');
+    ctx.report({
+      code: 'invalid_argument',
+      path: operator.path,
+      message: `sem_ver operator must be one of ${names}, got ${JSON.stringify(operator.constant)}`,
+    });
+    valid = false;
+  }
+  for (const version of [actual, target]) {
+    if (version.isConstant && parseSemVer(version.constant) === null) {
+      ctx.report({
+        code: 'invalid_argument',
+        path: version.path,
+        message: `sem_ver needs a semantic version, got ${JSON.stringify(version.constant)}`,
+      });
+      valid = false;
+    }
+  }
+  return valid;
+}
+
+const semVer: OperatorDefinition = {
+  name: 'sem_ver',
+  arity: { min: 3, max: 3 },
+  pure: true,
+  compile(args, ctx): Evaluator {
+    const [actualArg, operatorArg, targetArg] = args as [CompiledArg, CompiledArg, CompiledArg];
+    if (!reportLiterals(args, ctx)) return () => null;
+    const readActual = createVersionReader();
+    const evaluateActual = actualArg.evaluate;
+    if (operatorArg.isConstant && targetArg.isConstant) {
+      // The common shape, `[{"var": "version"}, ">=", "2.0.0"]`: operator and target resolved once.
+      const test = findTest(operatorArg.constant)!;
+      const target = parseSemVer(targetArg.constant)!;
+      return function compareToConstantVersion(data, primitive) {
+        const actual = readActual(evaluateActual(data, primitive));
+        return actual === null ? null : test(actual, target);
+      };
+    }
+    const readTarget = createVersionReader();
+    return function compareVersions(data, primitive) {
+      const test = findTest(operatorArg.evaluate(data, primitive));
+      const actual = readActual(evaluateActual(data, primitive));
+      const target = readTarget(targetArg.evaluate(data, primitive));
+      return test === undefined || actual === null || target === null ? null : test(actual, target);
+    };
+  },
+};
+
+export const semverOperators: readonly OperatorDefinition[] = [semVer];

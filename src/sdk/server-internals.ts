@@ -1,0 +1,73 @@
+import type {
+  McpServer,
+  RegisteredPrompt,
+  RegisteredResource,
+  RegisteredResourceTemplate,
+  RegisteredTool,
+} from '@modelcontextprotocol/sdk/server/mcp.js';
+import type { RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/protocol.js';
+import type { ServerNotification, ServerRequest } from '@modelcontextprotocol/sdk/types.js';
+import type { PrimitiveSource } from '../adapter/catalog.js';
+
+export type SdkExtra = RequestHandlerExtra<ServerRequest, ServerNotification>;
+
+/** A handler as the SDK stores it: raw JSON-RPC request in, result out (parsing happens inside). */
+export type StoredHandler = (request: JsonRpcRequest, extra: SdkExtra) => Promise<unknown>;
+
+export interface JsonRpcRequest {
+  readonly method: string;
+  readonly params?: Record<string, unknown> | undefined;
+  readonly [key: string]: unknown;
+}
+
+/**
+ * The parts of McpServer 1.32 the gate reads. They are private in the SDK's types, so this view
+ * is checked at install time; a later SDK that renames them fails loudly there, not per request.
+ */
+export interface McpServerInternals {
+  readonly _registeredTools: Readonly<Record<string, RegisteredTool>>;
+  readonly _registeredPrompts: Readonly<Record<string, RegisteredPrompt>>;
+  readonly _registeredResources: Readonly<Record<string, RegisteredResource>>;
+  readonly _registeredResourceTemplates: Readonly<Record<string, RegisteredResourceTemplate>>;
+}
+
+const registryFields = ['_registeredTools', '_registeredPrompts', '_registeredResources', '_registeredResourceTemplates'] as const;
+
+export function readInternals(server: McpServer): McpServerInternals {
+  const candidate = server as unknown as Record<string, unknown>;
+  for (const field of registryFields) {
+    if (candidate[field] === null || typeof candidate[field] !== 'object') {
+      throw new TypeError(`mcp-gate/sdk: this McpServer has no ${field}; mcp-gate/sdk supports @modelcontextprotocol/sdk 1.32.x`);
+    }
+  }
+  return server as unknown as McpServerInternals;
+}
+
+/** The protocol's method → handler map. Wrapping its entries is how every handler gets gated. */
+export function readHandlerMap(server: McpServer): Map<string, StoredHandler> {
+  const handlers = (server.server as unknown as { _requestHandlers?: unknown })._requestHandlers;
+  if (!(handlers instanceof Map)) {
+    throw new TypeError('mcp-gate/sdk: this McpServer has no request handler map; mcp-gate/sdk supports @modelcontextprotocol/sdk 1.32.x');
+  }
+  return handlers as Map<string, StoredHandler>;
+}
+
+/**
+ * Reads every registration as a PrimitiveSource, in registry order. Prompts' `_meta` comes from
+ * `capturedPromptMeta`, because SDK 1.32's registerPrompt drops `config._meta`.
+ */
+export function* readSources(internals: McpServerInternals, capturedPromptMeta: WeakMap<object, unknown>): Generator<PrimitiveSource> {
+  for (const [key, tool] of Object.entries(internals._registeredTools)) {
+    yield { kind: 'tool', key, name: key, meta: tool._meta };
+  }
+  for (const [key, prompt] of Object.entries(internals._registeredPrompts)) {
+    yield { kind: 'prompt', key, name: key, meta: capturedPromptMeta.get(prompt) };
+  }
+  for (const [uri, resource] of Object.entries(internals._registeredResources)) {
+    yield { kind: 'resource', key: uri, name: resource.name, uri, meta: resource.metadata?._meta };
+  }
+  for (const [key, template] of Object.entries(internals._registeredResourceTemplates)) {
+    const uriTemplate = template.resourceTemplate.uriTemplate.toString();
+    yield { kind: 'resourceTemplate', key, name: key, uriTemplate, meta: template.metadata?._meta };
+  }
+}
