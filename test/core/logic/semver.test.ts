@@ -84,7 +84,6 @@ function compileSemVer(args: CompiledArg[]) {
     scope: {} as DataScope,
     options: defaultLimits,
     report: (issue) => issues.push(issue),
-    step: () => {},
   };
   const evaluate = semverOperators[0]!.compile(args, ctx, 'sem_ver');
   return { evaluate: (data: unknown) => evaluate(data, undefined), issues };
