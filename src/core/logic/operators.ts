@@ -6,6 +6,8 @@ import { globOperators } from './ops/glob.js';
 import { logicOperators } from './ops/logic.js';
 import { numericOperators } from './ops/numeric.js';
 import { presenceOperators } from './ops/presence.js';
+import { semverOperators } from './ops/semver.js';
+import { stringOperators } from './ops/string.js';
 import { textOperators } from './ops/text.js';
 import type { OperatorDefinition } from './types.js';
 
@@ -22,6 +24,8 @@ export const builtinOperators: ReadonlyMap<string, OperatorDefinition> = new Map
     ...numericOperators,
     ...presenceOperators,
     ...globOperators,
+    ...stringOperators,
+    ...semverOperators,
   ].map((operator) => [operator.name, operator]),
 );
 

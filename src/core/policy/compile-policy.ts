@@ -1,6 +1,6 @@
 import type { PrimitiveMetadata, RequestContext } from '../context.js';
 import { joinPath, PolicyCompileError, type PolicyIssue } from '../errors.js';
-import { compileRuleCollectingIssues, type CompileLogicOptions } from '../logic/compile.js';
+import { compileRuleCollectingIssues, toPolicyError, type CompileLogicOptions } from '../logic/compile.js';
 import { restoreBudget, startBudget } from '../logic/budget.js';
 import { isTruthy } from '../logic/truthy.js';
 import { defaultLimits } from '../logic/types.js';
@@ -119,8 +119,7 @@ function createPolicy(
     } catch (error) {
       reportError(onError, error, ruleId, primitive);
       const where = ruleId === undefined ? 'requirements' : `rule "${ruleId}"`;
-      const reason = error instanceof Error ? error.message : String(error);
-      return decision(false, 'error', ruleId, `${where} failed (hidden, fail closed): ${reason}`);
+      return decision(false, 'error', ruleId, `${where} failed (hidden, fail closed): ${toPolicyError(error).message}`);
     } finally {
       restoreBudget(saved);
     }
