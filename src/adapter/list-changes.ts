@@ -16,8 +16,8 @@ const kindsOfList: Readonly<Record<ListKind, readonly PrimitiveKind[]>> = {
  * that switches version counts as a change: its definition changed even if its name did not.
  */
 export function changedLists(catalog: Catalog, before: PolicyView, after: PolicyView, context: RequestContext): ListKind[] {
-  const beforeKey = before.cacheKey(context);
-  const afterKey = after.cacheKey(context);
+  const beforeKey = before.cacheKey(catalog, context);
+  const afterKey = after.cacheKey(catalog, context);
   const changed: ListKind[] = [];
   for (const list of Object.keys(kindsOfList) as ListKind[]) {
     const differs = kindsOfList[list].some((kind) => {

@@ -1,4 +1,6 @@
+import { compilePolicy } from '../core/policy/compile-policy.js';
 import type { Policy } from '../core/policy/types.js';
+import type { MissingCapabilities } from './policy-view.js';
 
 /** True for a compiled policy (anything implementing the Policy interface). */
 export function isPolicy(value: unknown): value is Policy {
@@ -12,8 +14,15 @@ export function isPolicy(value: unknown): value is Policy {
   );
 }
 
+export interface ResolvePolicyOptions {
+  readonly onMissingCapabilities: MissingCapabilities;
+}
+
 /** Accepts a compiled Policy as is; a plain document is compiled (errors name every bad rule). */
-export function resolvePolicy(input: unknown, optionName = 'policy'): Policy {
+export function resolvePolicy(input: unknown, optionName: string, options: ResolvePolicyOptions): Policy {
   if (isPolicy(input)) return input;
-  throw new TypeError(`mcp-gate: option "${optionName}" must be a compiled Policy`);
+  if (input === null || typeof input !== 'object' || Array.isArray(input)) {
+    throw new TypeError(`mcp-gate: option "${optionName}" must be a compiled Policy or a policy document`);
+  }
+  return compilePolicy(input, { onMissingCapabilities: options.onMissingCapabilities });
 }

@@ -11,8 +11,11 @@ export type MissingCapabilities = 'deny' | 'allow';
  */
 export interface PolicyView {
   readonly policy: Policy;
-  /** Equal for two contexts that must get the same decisions (the policy's key plus the missing-capabilities mode). */
-  cacheKey(context: RequestContext): string;
+  /**
+   * Equal for two contexts that must get the same decisions on this catalog: the policy's key
+   * over what its rules and these primitives' requirements read, plus the missing-capabilities mode.
+   */
+  cacheKey(catalog: Catalog, context: RequestContext): string;
   isVisible(context: RequestContext, entry: CatalogEntry): boolean;
   explain(context: RequestContext, entry: CatalogEntry): Decision;
   /** The entries of one kind a context may see, in registration order; versioned tools resolved to one each. */
@@ -27,6 +30,7 @@ const invalidMetadataDecision: Decision = Object.freeze({ allowed: false, reason
 export function createPolicyView(policy: Policy, onMissingCapabilities: MissingCapabilities): PolicyView {
   // Keyed by catalog so a registry change (a new catalog) drops stale lists without bookkeeping.
   const listsByCatalog = new WeakMap<Catalog, LRUCache<string, readonly CatalogEntry[]>>();
+  const keyersByCatalog = new WeakMap<Catalog, (context: RequestContext) => string>();
   const ignoreMissingCapabilities = onMissingCapabilities === 'allow';
 
   function metadataFor(context: RequestContext, entry: CatalogEntry): PrimitiveMetadata {
@@ -68,9 +72,11 @@ export function createPolicyView(policy: Policy, onMissingCapabilities: MissingC
 
   return {
     policy,
-    cacheKey(context) {
+    cacheKey(catalog, context) {
+      let keyer = keyersByCatalog.get(catalog);
+      if (!keyer) keyersByCatalog.set(catalog, (keyer = policy.contextKeyFor(allMetadata(catalog))));
       const missing = ignoreMissingCapabilities && context.client.capabilities === undefined ? '\u0000m' : '';
-      return policy.contextKey(context) + missing;
+      return keyer(context) + missing;
     },
     isVisible,
     explain(context, entry) {
@@ -82,6 +88,8 @@ export function createPolicyView(policy: Policy, onMissingCapabilities: MissingC
       }
     },
     visibleEntries(catalog, kind, context, cacheKey) {
+      // Custom operators may read clocks or counters: such a policy's decisions are never reused.
+      if (!policy.cacheable) return computeVisible(catalog, kind, context);
       let lists = listsByCatalog.get(catalog);
       if (!lists) listsByCatalog.set(catalog, (lists = new LRUCache({ max: maxContextsPerCatalog })));
       const listKey = `${kind}\u0000${cacheKey}`;
@@ -91,4 +99,10 @@ export function createPolicyView(policy: Policy, onMissingCapabilities: MissingC
     },
     resolveTool,
   };
+}
+
+const primitiveKinds: readonly PrimitiveKind[] = ['tool', 'prompt', 'resource', 'resourceTemplate'];
+
+function allMetadata(catalog: Catalog): PrimitiveMetadata[] {
+  return primitiveKinds.flatMap((kind) => catalog.entries(kind).map((entry) => entry.metadata));
 }

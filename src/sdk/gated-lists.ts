@@ -55,7 +55,7 @@ function createCachedList(spec: CachedListSpec) {
       // The SDK rejects malformed list requests while parsing; on a cache hit it is not called, so check here.
       if (request.params !== undefined && !spec.schema.safeParse(request).success) return sdkHandler(request, extra);
       const gated = installation.begin(spec.method, extra);
-      const cacheKey = gated.view.cacheKey(gated.context);
+      const cacheKey = gated.view.cacheKey(gated.catalog, gated.context);
       const visible = gated.view.visibleEntries(gated.catalog, spec.kind, gated.context, cacheKey);
       let items = publicItems.get(visible);
       if (!items) {
@@ -98,7 +98,7 @@ export function createGatedResourcesList(installation: Installation, sdkHandler:
       const result = await listCallback(extra);
       for (const resource of result.resources) items.push(toPublicItem({ ...template.metadata, ...resource }, entry, expose));
     }
-    return toPageResult('resources', page(installation, gated, 'resource', items, request, view.cacheKey(context)));
+    return toPageResult('resources', page(installation, gated, 'resource', items, request, view.cacheKey(catalog, context)));
   };
 }
 

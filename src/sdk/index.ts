@@ -1,0 +1,5 @@
+// mcp-gate/sdk: the gate for McpServer of @modelcontextprotocol/sdk 1.32.x.
+export { createGate, gate, type Gate, type GateOptions } from './gate.js';
+export type { DeniedMode } from './gate-settings.js';
+export type { MissingCapabilities } from '../adapter/policy-view.js';
+export { InvalidCursorError } from '../adapter/pagination.js';
