@@ -66,7 +66,7 @@ function createPolicy(
 ): Policy {
   const enforce = document.enforceRequirements;
   const allowByDefault = document.default === 'allow';
-  const planFor = createPlanner(rules, options.onMissingCapabilities ?? 'deny');
+  const planFor = createPlanner(rules, { enforce, onMissingCapabilities: options.onMissingCapabilities ?? 'deny' });
   const steps = options.maxIterations ?? defaultLimits.maxIterations;
   const onError = options.onError;
   const requirementMarkers = enforce ? ['client.capabilities', 'request.headers', 'request.endpoint'] : [];
@@ -83,7 +83,7 @@ function createPolicy(
     let ruleId: string | undefined;
     try {
       const plan = planFor(primitive);
-      if (enforce && !plan.requirements.isEmpty && !plan.requirements.met(context)) return false;
+      if (!plan.requirements.isEmpty && !plan.requirements.met(context)) return false;
       for (const rule of plan.deny) {
         ruleId = rule.id;
         if (rule.when === null || isTruthy(rule.when(context, primitive))) return false;
@@ -106,7 +106,7 @@ function createPolicy(
     let ruleId: string | undefined;
     try {
       const plan = planFor(primitive);
-      const unmet = enforce ? plan.requirements.unmet(context) : null;
+      const unmet = plan.requirements.unmet(context);
       if (unmet !== null) return decision(false, 'requirement', undefined, unmet);
       for (const rule of [...plan.deny, ...plan.allow]) {
         ruleId = rule.id;

@@ -11,7 +11,7 @@ export interface RequirementCheck {
   unmet(context: RequestContext): string | null;
 }
 
-const noRequirements: RequirementCheck = { isEmpty: true, met: () => true, unmet: () => null };
+export const noRequirements: RequirementCheck = { isEmpty: true, met: () => true, unmet: () => null };
 
 export function compileRequirements(primitive: PrimitiveMetadata, onMissingCapabilities: MissingCapabilities): RequirementCheck {
   const capabilities = primitive.requires.capabilities.map((path) => ({ path, present: compilePresenceCheck(path) }));

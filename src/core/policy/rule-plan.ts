@@ -2,7 +2,7 @@ import type { PrimitiveMetadata } from '../context.js';
 import { compileGlob, type GlobMatcher } from '../logic/glob-matcher.js';
 import type { Evaluator } from '../logic/types.js';
 import type { PolicyRule } from './schema.js';
-import { compileRequirements, type MissingCapabilities, type RequirementCheck } from './requirements.js';
+import { compileRequirements, noRequirements, type MissingCapabilities, type RequirementCheck } from './requirements.js';
 
 /** One rule after compilation: `appliesTo` as a matcher over metadata, `when` as an evaluator (null = always). */
 export interface CompiledPolicyRule {
@@ -43,13 +43,13 @@ export function compileAppliesTo(appliesTo: PolicyRule['appliesTo']): (primitive
 /** Builds (and memoizes, for frozen metadata) the plan of each primitive. */
 export function createPlanner(
   rules: readonly CompiledPolicyRule[],
-  onMissingCapabilities: MissingCapabilities,
+  requirements: { enforce: boolean; onMissingCapabilities: MissingCapabilities },
 ): (primitive: PrimitiveMetadata) => PrimitivePlan {
   const plans = new WeakMap<PrimitiveMetadata, PrimitivePlan>();
   function buildPlan(primitive: PrimitiveMetadata): PrimitivePlan {
     const applicable = rules.filter((rule) => rule.appliesTo(primitive));
     return {
-      requirements: compileRequirements(primitive, onMissingCapabilities),
+      requirements: requirements.enforce ? compileRequirements(primitive, requirements.onMissingCapabilities) : noRequirements,
       deny: applicable.filter((rule) => rule.effect === 'deny'),
       allow: applicable.filter((rule) => rule.effect === 'allow'),
     };
