@@ -188,3 +188,60 @@ describe('flagd-testbed vectors through compileLogic', () => {
     });
   }
 });
+
+// flagd behaviour the testbed does not pin, from flagd's Go evaluator (core/pkg/evaluator).
+describe('flagd operators beyond the testbed', () => {
+  function compileIssues(rule: unknown): PolicyIssue[] {
+    try {
+      compileLogic(rule);
+    } catch (error) {
+      if (error instanceof PolicyCompileError) return [...error.issues];
+      throw error;
+    }
+    return [];
+  }
+
+  it('counts a null weight as 1 and yields null for a computed weight that is not an integer', () => {
+    const rule = compileLogic({ fractional: ['key', ['only', { var: 'weight' }]] });
+    expect(rule({ weight: null })).toBe('only');
+    expect(rule({ weight: 0.5 })).toBeNull();
+    expect(rule({ weight: '50' })).toBeNull();
+  });
+
+  it('yields null when the bucketing key is not a string, or is missing and there is no targeting key', () => {
+    expect(compileLogic({ fractional: [{ var: 'id' }, ['a', 1]] })({ id: 5 })).toBeNull();
+    const keyless = compileLogic({ fractional: [['a', 1]] });
+    expect(keyless({})).toBeNull();
+    expect(keyless({ targetingKey: 'user', $flagd: { flagKey: 'flag' } })).toBe('a');
+  });
+
+  it('reports literal arguments fractional can never use', () => {
+    expect(compileIssues({ fractional: [5, ['a', 1]] })).toEqual([
+      { code: 'invalid_argument', path: 'fractional[0]', message: 'fractional bucketing key must be a string, got a number' },
+    ]);
+    expect(compileIssues({ fractional: ['key'] })).toEqual([
+      {
+        code: 'invalid_argument',
+        path: 'fractional',
+        message: 'fractional needs at least one bucket [variant, weight] after the bucketing key',
+      },
+    ]);
+    expect(compileIssues({ fractional: ['key', ['a', 0.5], [{}, 1]] })).toEqual([
+      { code: 'invalid_argument', path: 'fractional[1]', message: 'a fractional weight must be an integer' },
+      {
+        code: 'invalid_argument',
+        path: 'fractional[2]',
+        message: 'a fractional variant must be a string, number, boolean or null',
+      },
+    ]);
+    expect(compileIssues({ fractional: ['key', ['a', 2147483647], ['b', 1]] })).toEqual([
+      { code: 'invalid_argument', path: 'fractional', message: 'fractional weights must sum to at most 2147483647' },
+    ]);
+  });
+
+  it('reports a literal starts_with or ends_with argument that is not a string', () => {
+    expect(compileIssues({ ends_with: [{ var: 'id' }, 5] })).toEqual([
+      { code: 'invalid_argument', path: 'ends_with[1]', message: 'ends_with compares strings, got a number' },
+    ]);
+  });
+});
