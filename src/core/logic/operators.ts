@@ -2,6 +2,7 @@ import { joinPath, type PolicyIssue } from '../errors.js';
 import { arrayOperators } from './ops/array.js';
 import { compareOperators } from './ops/compare.js';
 import { dataOperators } from './ops/data.js';
+import { fractionalOperators } from './ops/fractional.js';
 import { globOperators } from './ops/glob.js';
 import { logicOperators } from './ops/logic.js';
 import { numericOperators } from './ops/numeric.js';
@@ -26,6 +27,7 @@ export const builtinOperators: ReadonlyMap<string, OperatorDefinition> = new Map
     ...globOperators,
     ...stringOperators,
     ...semverOperators,
+    ...fractionalOperators,
   ].map((operator) => [operator.name, operator]),
 );
 

@@ -1,0 +1,45 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { compilePolicy } from '../../src/core/policy/compile-policy.js';
+import { createVisibilityFilter } from '../../src/core/policy/visibility-filter.js';
+import { policyDocument, primitiveMetadata, requestContext } from './policy-arbitraries.js';
+import { propertyParameters } from './seed.js';
+
+describe('decision cache', () => {
+  it('never lets two contexts that differ in anything the policy reads share an answer', () => {
+    fc.assert(
+      fc.property(policyDocument, fc.array(primitiveMetadata, { minLength: 1, maxLength: 8 }), requestContext, requestContext, (document, primitives, a, b) => {
+        const policy = compilePolicy(document);
+        const key = policy.contextKeyFor(primitives);
+        if (key(a) !== key(b)) return;
+        for (const primitive of primitives) {
+          expect(policy.evaluate(b, primitive)).toBe(policy.evaluate(a, primitive));
+        }
+      }),
+      propertyParameters(800),
+    );
+  });
+
+  it('returns from the cache exactly what evaluating every primitive returns', () => {
+    fc.assert(
+      fc.property(policyDocument, fc.array(primitiveMetadata, { minLength: 1, maxLength: 12 }), fc.array(requestContext, { minLength: 1, maxLength: 30 }), (document, primitives, contexts) => {
+        const policy = compilePolicy(document);
+        const cached = createVisibilityFilter(policy, primitives, (item) => item, { minItemsToCache: 0, cacheSize: 4 });
+        for (const context of contexts) {
+          expect(cached.visible(context)).toEqual(primitives.filter((primitive) => policy.evaluate(context, primitive)));
+        }
+      }),
+      propertyParameters(300),
+    );
+  });
+
+  it('agrees with explain on every decision', () => {
+    fc.assert(
+      fc.property(policyDocument, primitiveMetadata, requestContext, (document, primitive, context) => {
+        const policy = compilePolicy(document);
+        expect(policy.explain(context, primitive).allowed).toBe(policy.evaluate(context, primitive));
+      }),
+      propertyParameters(1000),
+    );
+  });
+});
