@@ -1,0 +1,637 @@
+// Core benchmarks of issue 2: three policy shapes, each as one evaluation and as filtering 1,000
+// primitives, for mcp-gate, json-logic-js `apply`, json-logic-engine `build` and a hand-written
+// closure. Every implementation must agree on every sample before anything is timed.
+//
+//   npm run bench:core                 all shapes, one child process per shape
+//   npm run bench:core -- --quick      fewer samples (a smoke test, not figures to quote)
+//   npm run bench:core -- --shape mix  some shapes only (comma-separated)
+//   node --cpu-prof --import tsx bench/core.ts --in-process --shape mix    profile one shape
+//
+// Each shape runs in its own process so the JIT's type feedback from one shape's rules cannot
+// slow (or flatter) another's; within a shape, all implementations are measured side by side.
+
+import { fork } from 'node:child_process';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { LogicEngine } from 'json-logic-engine';
+import {
+  compilePolicy,
+  compilePredicate,
+  createVisibilityFilter,
+  type PrimitiveMetadata,
+  type RequestContext,
+} from '../src/index.js';
+import { baselineOperators, createShape, isShapeId, mergeData, shapeIds, type Shape, type ShapeId } from './core-shapes.js';
+import { consumedSink, measure, type BenchCase, type CaseResult, type MeasureOptions } from './measure.js';
+
+interface JsonLogicJs {
+  apply(rule: unknown, data?: unknown): unknown;
+  add_operation(name: string, operation: (...args: never[]) => unknown): void;
+  truthy(value: unknown): boolean;
+}
+
+// json-logic-js ships CommonJS without types.
+const jsonLogic = createRequire(import.meta.url)('json-logic-js') as JsonLogicJs;
+
+const benchFile = fileURLToPath(import.meta.url);
+const resultsFile = path.join(path.dirname(benchFile), 'results', 'core.json');
+
+const pairCount = 1024;
+const uniqueCheckedByBaselines = 64;
+
+type Scenario = 'one' | 'recurring' | 'unique';
+
+const scenarioTitles: Readonly<Record<Scenario, string>> = {
+  one: 'one evaluation (ns per decision)',
+  recurring: 'filter 1,000 primitives, 16 recurring callers (ns per list)',
+  unique: `filter 1,000 primitives, all-unique callers (ns per list; ${2048} callers cycle through a 1,000-entry cache)`,
+};
+
+type Implementation = 'hand' | 'gate' | 'gate-predicate' | 'gate-cached' | 'json-logic-js' | 'json-logic-engine';
+
+interface ShapeCase extends BenchCase {
+  readonly scenario: Scenario;
+  readonly implementation: Implementation;
+}
+
+interface ShapeResult {
+  readonly id: ShapeId;
+  readonly title: string;
+  readonly checkedDecisions: number;
+  readonly allowedShare: number;
+  readonly cases: ReadonlyArray<CaseResult & { scenario: Scenario; implementation: Implementation }>;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Implementations
+
+interface Implementations {
+  readonly evaluate: (context: RequestContext, primitive: PrimitiveMetadata) => boolean;
+  readonly predicate: (context: RequestContext, primitive: PrimitiveMetadata) => boolean;
+  readonly jsonLogicApply: (data: unknown) => boolean;
+  readonly engineBuilt: (data: unknown) => boolean;
+  readonly hand: (context: RequestContext, primitive: PrimitiveMetadata) => boolean;
+  readonly cachedFilter: { visible(context: RequestContext): readonly PrimitiveMetadata[] };
+  readonly uniqueFilter: { visible(context: RequestContext): readonly PrimitiveMetadata[] };
+}
+
+let jsonLogicOperatorsAdded = false;
+
+function buildImplementations(shape: Shape): Implementations {
+  const policy = compilePolicy(shape.policy, { source: shape.id });
+  const predicate = compilePredicate(shape.mergedRule, { operators: { has_capabilities: baselineOperators.has_capabilities } });
+
+  if (!jsonLogicOperatorsAdded) {
+    for (const [name, operation] of Object.entries(baselineOperators)) {
+      jsonLogic.add_operation(name, operation as (...args: never[]) => unknown);
+    }
+    jsonLogicOperatorsAdded = true;
+  }
+  const rule = shape.mergedRule;
+  const jsonLogicApply = (data: unknown) => jsonLogic.truthy(jsonLogic.apply(rule, data));
+
+  const engine = new LogicEngine();
+  for (const [name, operation] of Object.entries(baselineOperators)) {
+    const call = operation as (...args: unknown[]) => unknown;
+    engine.addMethod(name, (args: unknown[]) => call(...args), { deterministic: true });
+  }
+  const built = engine.build(rule) as (data: unknown) => unknown;
+  const engineBuilt = (data: unknown) => Boolean(engine.truthy(built(data)));
+
+  const identity = (primitive: PrimitiveMetadata) => primitive;
+  return {
+    evaluate: policy.evaluate,
+    predicate,
+    jsonLogicApply,
+    engineBuilt,
+    hand: shape.handWritten,
+    cachedFilter: createVisibilityFilter(policy, shape.primitives, identity),
+    uniqueFilter: createVisibilityFilter(policy, shape.primitives, identity),
+  };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Samples and the agreement check
+
+interface Samples {
+  readonly pairContexts: readonly RequestContext[];
+  readonly pairPrimitives: readonly PrimitiveMetadata[];
+  readonly pairData: readonly unknown[];
+  /** Merged data per recurring context, per primitive. */
+  readonly listData: ReadonlyArray<readonly unknown[]>;
+}
+
+function createSamples(shape: Shape): Samples {
+  const pairContexts: RequestContext[] = [];
+  const pairPrimitives: PrimitiveMetadata[] = [];
+  // A stride coprime to the registry size walks primitives in a scattered but fixed order.
+  for (let index = 0; index < pairCount; index++) {
+    pairContexts.push(shape.contexts[index % shape.contexts.length]!);
+    pairPrimitives.push(shape.primitives[(index * 379) % shape.primitives.length]!);
+  }
+  // Merged objects are built before timing: the baselines are measured as evaluators only.
+  const pairData = pairContexts.map((context, index) => mergeData(context, pairPrimitives[index]!));
+  const listData = shape.contexts.map((context) => shape.primitives.map((primitive) => mergeData(context, primitive)));
+  return { pairContexts, pairPrimitives, pairData, listData };
+}
+
+class DisagreementError extends Error {
+  override name = 'DisagreementError';
+}
+
+function describe(context: RequestContext, primitive: PrimitiveMetadata): string {
+  return JSON.stringify({ context, primitive });
+}
+
+/** Throws unless every implementation decides every sample as the hand-written closure does. */
+function checkAgreement(shape: Shape, impls: Implementations, samples: Samples): { decisions: number; allowedShare: number } {
+  let decisions = 0;
+  function expectSame(name: string, actual: boolean, expected: boolean, context: RequestContext, primitive: PrimitiveMetadata): void {
+    decisions++;
+    if (actual !== expected) {
+      throw new DisagreementError(`${shape.id}: ${name} decided ${actual}, hand-written ${expected} for ${describe(context, primitive)}`);
+    }
+  }
+  function checkAll(context: RequestContext, primitive: PrimitiveMetadata, data: unknown, withBaselines: boolean): boolean {
+    const expected = impls.hand(context, primitive);
+    expectSame('mcp-gate policy.evaluate', impls.evaluate(context, primitive), expected, context, primitive);
+    if (withBaselines) {
+      expectSame('mcp-gate compilePredicate', impls.predicate(context, primitive), expected, context, primitive);
+      expectSame('json-logic-js', impls.jsonLogicApply(data), expected, context, primitive);
+      expectSame('json-logic-engine', impls.engineBuilt(data), expected, context, primitive);
+    }
+    return expected;
+  }
+  function checkList(name: string, visible: readonly PrimitiveMetadata[], context: RequestContext): void {
+    const expected = shape.primitives.filter((primitive) => impls.hand(context, primitive));
+    decisions += shape.primitives.length;
+    if (visible.length !== expected.length || visible.some((primitive, index) => primitive !== expected[index])) {
+      throw new DisagreementError(`${shape.id}: ${name} returned ${visible.length} primitives, hand-written ${expected.length} for ${JSON.stringify(context)}`);
+    }
+  }
+
+  let allowed = 0;
+  for (let index = 0; index < pairCount; index++) {
+    if (checkAll(samples.pairContexts[index]!, samples.pairPrimitives[index]!, samples.pairData[index], true)) allowed++;
+  }
+  shape.contexts.forEach((context, contextIndex) => {
+    shape.primitives.forEach((primitive, index) => checkAll(context, primitive, samples.listData[contextIndex]![index], true));
+    checkList('createVisibilityFilter (miss)', impls.cachedFilter.visible(context), context);
+  });
+  for (const context of shape.contexts) checkList('createVisibilityFilter (hit)', impls.cachedFilter.visible(context), context);
+  shape.uniqueContexts.forEach((context, contextIndex) => {
+    const withBaselines = contextIndex < uniqueCheckedByBaselines;
+    for (const primitive of shape.primitives) checkAll(context, primitive, mergeData(context, primitive), withBaselines);
+    checkList('createVisibilityFilter (unique)', impls.uniqueFilter.visible(context), context);
+  });
+
+  // The unique scenario must really miss: distinct keys, more of them than the cache holds.
+  const policy = compilePolicy(shape.policy);
+  const keyOf = policy.contextKeyFor(shape.primitives);
+  const uniqueKeys = new Set(shape.uniqueContexts.map(keyOf));
+  if (uniqueKeys.size !== shape.uniqueContexts.length || uniqueKeys.size <= 1000) {
+    throw new DisagreementError(`${shape.id}: only ${uniqueKeys.size} distinct cache keys among ${shape.uniqueContexts.length} unique callers`);
+  }
+  const allowedShare = allowed / pairCount;
+  if (allowedShare < 0.05 || allowedShare > 0.95) {
+    throw new DisagreementError(`${shape.id}: ${(allowedShare * 100).toFixed(1)}% of samples allowed; the shape would not exercise both outcomes`);
+  }
+  return { decisions, allowedShare };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Timed cases. Each loop is its own function literal so every call site in it stays monomorphic.
+
+function createCases(shape: Shape, impls: Implementations, samples: Samples): ShapeCase[] {
+  const { pairContexts, pairPrimitives, pairData, listData } = samples;
+  const { evaluate, predicate, jsonLogicApply, engineBuilt, hand, cachedFilter, uniqueFilter } = impls;
+  const primitives = shape.primitives;
+  const contexts = shape.contexts;
+  const uniqueContexts = shape.uniqueContexts;
+  const size = primitives.length;
+  const cases: ShapeCase[] = [];
+
+  cases.push(
+    {
+      id: 'one.hand',
+      scenario: 'one',
+      implementation: 'hand',
+      label: 'hand-written closure',
+      opsPerRun: pairCount,
+      run() {
+        let allowed = 0;
+        for (let index = 0; index < pairCount; index++) if (hand(pairContexts[index]!, pairPrimitives[index]!)) allowed++;
+        return allowed;
+      },
+    },
+    {
+      id: 'one.gate',
+      scenario: 'one',
+      implementation: 'gate',
+      label: 'mcp-gate policy.evaluate',
+      opsPerRun: pairCount,
+      run() {
+        let allowed = 0;
+        for (let index = 0; index < pairCount; index++) if (evaluate(pairContexts[index]!, pairPrimitives[index]!)) allowed++;
+        return allowed;
+      },
+    },
+    {
+      id: 'one.gate-predicate',
+      scenario: 'one',
+      implementation: 'gate-predicate',
+      label: 'mcp-gate compilePredicate (merged rule)',
+      opsPerRun: pairCount,
+      run() {
+        let allowed = 0;
+        for (let index = 0; index < pairCount; index++) if (predicate(pairContexts[index]!, pairPrimitives[index]!)) allowed++;
+        return allowed;
+      },
+    },
+    {
+      id: 'one.json-logic-js',
+      scenario: 'one',
+      implementation: 'json-logic-js',
+      label: 'json-logic-js apply',
+      opsPerRun: pairCount,
+      run() {
+        let allowed = 0;
+        for (let index = 0; index < pairCount; index++) if (jsonLogicApply(pairData[index])) allowed++;
+        return allowed;
+      },
+    },
+    {
+      id: 'one.json-logic-engine',
+      scenario: 'one',
+      implementation: 'json-logic-engine',
+      label: 'json-logic-engine build',
+      opsPerRun: pairCount,
+      run() {
+        let allowed = 0;
+        for (let index = 0; index < pairCount; index++) if (engineBuilt(pairData[index])) allowed++;
+        return allowed;
+      },
+    },
+  );
+
+  let handNext = 0;
+  let gateNext = 0;
+  let cachedNext = 0;
+  let jsonLogicNext = 0;
+  let engineNext = 0;
+  cases.push(
+    {
+      id: 'recurring.hand',
+      scenario: 'recurring',
+      implementation: 'hand',
+      label: 'hand-written closure, loop',
+      opsPerRun: 1,
+      run() {
+        const context = contexts[handNext]!;
+        handNext = (handNext + 1) % contexts.length;
+        const visible: PrimitiveMetadata[] = [];
+        for (let index = 0; index < size; index++) if (hand(context, primitives[index]!)) visible.push(primitives[index]!);
+        return visible.length;
+      },
+    },
+    {
+      id: 'recurring.gate',
+      scenario: 'recurring',
+      implementation: 'gate',
+      label: 'mcp-gate policy.evaluate, loop',
+      opsPerRun: 1,
+      run() {
+        const context = contexts[gateNext]!;
+        gateNext = (gateNext + 1) % contexts.length;
+        const visible: PrimitiveMetadata[] = [];
+        for (let index = 0; index < size; index++) if (evaluate(context, primitives[index]!)) visible.push(primitives[index]!);
+        return visible.length;
+      },
+    },
+    {
+      id: 'recurring.gate-cached',
+      scenario: 'recurring',
+      implementation: 'gate-cached',
+      label: 'mcp-gate createVisibilityFilter (cache hits)',
+      opsPerRun: 1,
+      run() {
+        const context = contexts[cachedNext]!;
+        cachedNext = (cachedNext + 1) % contexts.length;
+        return cachedFilter.visible(context).length;
+      },
+    },
+    {
+      id: 'recurring.json-logic-js',
+      scenario: 'recurring',
+      implementation: 'json-logic-js',
+      label: 'json-logic-js apply, loop',
+      opsPerRun: 1,
+      run() {
+        const data = listData[jsonLogicNext]!;
+        jsonLogicNext = (jsonLogicNext + 1) % contexts.length;
+        const visible: PrimitiveMetadata[] = [];
+        for (let index = 0; index < size; index++) if (jsonLogicApply(data[index])) visible.push(primitives[index]!);
+        return visible.length;
+      },
+    },
+    {
+      id: 'recurring.json-logic-engine',
+      scenario: 'recurring',
+      implementation: 'json-logic-engine',
+      label: 'json-logic-engine build, loop',
+      opsPerRun: 1,
+      run() {
+        const data = listData[engineNext]!;
+        engineNext = (engineNext + 1) % contexts.length;
+        const visible: PrimitiveMetadata[] = [];
+        for (let index = 0; index < size; index++) if (engineBuilt(data[index])) visible.push(primitives[index]!);
+        return visible.length;
+      },
+    },
+  );
+
+  let uniqueHandNext = 0;
+  let uniqueGateNext = 0;
+  let uniqueCachedNext = 0;
+  cases.push(
+    {
+      id: 'unique.hand',
+      scenario: 'unique',
+      implementation: 'hand',
+      label: 'hand-written closure, loop',
+      opsPerRun: 1,
+      run() {
+        const context = uniqueContexts[uniqueHandNext]!;
+        uniqueHandNext = (uniqueHandNext + 1) % uniqueContexts.length;
+        const visible: PrimitiveMetadata[] = [];
+        for (let index = 0; index < size; index++) if (hand(context, primitives[index]!)) visible.push(primitives[index]!);
+        return visible.length;
+      },
+    },
+    {
+      id: 'unique.gate',
+      scenario: 'unique',
+      implementation: 'gate',
+      label: 'mcp-gate policy.evaluate, loop',
+      opsPerRun: 1,
+      run() {
+        const context = uniqueContexts[uniqueGateNext]!;
+        uniqueGateNext = (uniqueGateNext + 1) % uniqueContexts.length;
+        const visible: PrimitiveMetadata[] = [];
+        for (let index = 0; index < size; index++) if (evaluate(context, primitives[index]!)) visible.push(primitives[index]!);
+        return visible.length;
+      },
+    },
+    {
+      id: 'unique.gate-cached',
+      scenario: 'unique',
+      implementation: 'gate-cached',
+      label: 'mcp-gate createVisibilityFilter (all misses)',
+      opsPerRun: 1,
+      run() {
+        const context = uniqueContexts[uniqueCachedNext]!;
+        uniqueCachedNext = (uniqueCachedNext + 1) % uniqueContexts.length;
+        return uniqueFilter.visible(context).length;
+      },
+    },
+  );
+  return cases;
+}
+
+function runShape(id: ShapeId, options: MeasureOptions): ShapeResult {
+  const shape = createShape(id);
+  const impls = buildImplementations(shape);
+  const samples = createSamples(shape);
+  const { decisions, allowedShare } = checkAgreement(shape, impls, samples);
+  const cases = createCases(shape, impls, samples);
+  const results = measure(cases, options);
+  return {
+    id: shape.id,
+    title: shape.title,
+    checkedDecisions: decisions,
+    allowedShare,
+    cases: results.map((result, index) => ({ ...result, scenario: cases[index]!.scenario, implementation: cases[index]!.implementation })),
+  };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Ratios, targets and the report
+
+interface Ratios {
+  /** mcp-gate ÷ hand-written (target ≤ 1.5). */
+  readonly vsHand: number;
+  /** json-logic-js ÷ mcp-gate: how many times faster (target ≥ 30). */
+  readonly fasterThanJsonLogicJs: number | undefined;
+  /** json-logic-engine ÷ mcp-gate (target > 1). */
+  readonly fasterThanEngine: number | undefined;
+}
+
+interface TargetCheck {
+  readonly shape: ShapeId;
+  readonly scenario: Scenario;
+  readonly target: string;
+  readonly value: number;
+  readonly met: boolean;
+}
+
+function findCase(shape: ShapeResult, scenario: Scenario, implementation: Implementation): CaseResult | undefined {
+  return shape.cases.find((result) => result.scenario === scenario && result.implementation === implementation);
+}
+
+function ratiosFor(shape: ShapeResult, scenario: Scenario, implementation: Implementation): Ratios | undefined {
+  const subject = findCase(shape, scenario, implementation);
+  const hand = findCase(shape, scenario, 'hand');
+  if (!subject || !hand) return undefined;
+  const jsonLogicJs = findCase(shape, scenario, 'json-logic-js');
+  const engine = findCase(shape, scenario, 'json-logic-engine');
+  return {
+    vsHand: subject.p50 / hand.p50,
+    fasterThanJsonLogicJs: jsonLogicJs && jsonLogicJs.p50 / subject.p50,
+    fasterThanEngine: engine && engine.p50 / subject.p50,
+  };
+}
+
+function checkTargets(shape: ShapeResult): TargetCheck[] {
+  const checks: TargetCheck[] = [];
+  for (const scenario of ['one', 'recurring'] as const) {
+    const ratios = ratiosFor(shape, scenario, 'gate');
+    if (!ratios) continue;
+    checks.push({ shape: shape.id, scenario, target: '≤ 1.5× hand-written', value: ratios.vsHand, met: ratios.vsHand <= 1.5 });
+    if (ratios.fasterThanJsonLogicJs !== undefined) {
+      const value = ratios.fasterThanJsonLogicJs;
+      checks.push({ shape: shape.id, scenario, target: '≥ 30× faster than json-logic-js', value, met: value >= 30 });
+    }
+    if (ratios.fasterThanEngine !== undefined) {
+      const value = ratios.fasterThanEngine;
+      checks.push({ shape: shape.id, scenario, target: 'faster than json-logic-engine build', value, met: value > 1 });
+    }
+  }
+  const missLoop = findCase(shape, 'unique', 'gate');
+  const miss = findCase(shape, 'unique', 'gate-cached');
+  if (missLoop && miss) {
+    // Allow measurement noise of a few percent; the key costs well under 1% of a 1,000-item list.
+    const value = miss.p50 / missLoop.p50;
+    checks.push({ shape: shape.id, scenario: 'unique', target: 'cache misses ≤ 1.05× the plain loop', value, met: value <= 1.05 });
+  }
+  return checks;
+}
+
+function formatNs(value: number): string {
+  if (value >= 1e6) return `${(value / 1e6).toFixed(2)} ms`;
+  if (value >= 1e4) return `${(value / 1e3).toFixed(1)} µs`;
+  if (value >= 100) return `${value.toFixed(0)} ns`;
+  return `${value.toFixed(1)} ns`;
+}
+
+function formatRatio(value: number | undefined): string {
+  if (value === undefined) return '';
+  return value >= 100 ? `${value.toFixed(0)}×` : value >= 10 ? `${value.toFixed(1)}×` : `${value.toFixed(2)}×`;
+}
+
+function printShape(shape: ShapeResult): void {
+  const header = ['', 'p50', 'IQR', '÷ hand', 'jl-js ÷', 'engine ÷'];
+  const widths = [48, 10, 7, 8, 9, 9];
+  const line = (cells: string[]) => cells.map((cell, index) => (index === 0 ? cell.padEnd(widths[0]!) : cell.padStart(widths[index]!))).join(' ');
+  console.log(`\n${shape.title}  (${shape.checkedDecisions.toLocaleString('en-US')} decisions agreed; ${(shape.allowedShare * 100).toFixed(0)}% of single samples allowed)`);
+  for (const scenario of ['one', 'recurring', 'unique'] as const) {
+    console.log(`  ${scenarioTitles[scenario]}`);
+    console.log(line(header.map((cell, index) => (index === 0 ? '' : cell))));
+    for (const result of shape.cases.filter((entry) => entry.scenario === scenario)) {
+      const ratios = ratiosFor(shape, scenario, result.implementation);
+      const spread = `±${(((result.p75 - result.p25) / 2 / result.p50) * 100).toFixed(0)}%`;
+      console.log(
+        line([
+          `    ${result.label}`,
+          formatNs(result.p50),
+          spread,
+          formatRatio(ratios?.vsHand),
+          formatRatio(ratios?.fasterThanJsonLogicJs),
+          formatRatio(ratios?.fasterThanEngine),
+        ]),
+      );
+    }
+  }
+}
+
+function printTargets(checks: readonly TargetCheck[]): void {
+  console.log('\nTargets (issue 2), mcp-gate policy.evaluate:');
+  for (const check of checks) {
+    const mark = check.met ? 'met   ' : 'MISSED';
+    console.log(`  ${mark} ${check.shape.padEnd(12)} ${check.scenario.padEnd(9)} ${check.target.padEnd(36)} ${formatRatio(check.value)}`);
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Entry
+
+interface Arguments {
+  readonly shapes: ShapeId[];
+  readonly options: MeasureOptions;
+  readonly quick: boolean;
+  readonly child: boolean;
+  readonly inProcess: boolean;
+}
+
+function parseArguments(argv: readonly string[]): Arguments {
+  let shapes: ShapeId[] = [...shapeIds];
+  let quick = false;
+  let child = false;
+  let inProcess = false;
+  for (let index = 0; index < argv.length; index++) {
+    const argument = argv[index]!;
+    if (argument === '--quick') quick = true;
+    else if (argument === '--child') child = true;
+    else if (argument === '--in-process') inProcess = true;
+    else if (argument === '--shape') {
+      const requested = (argv[++index] ?? '').split(',');
+      const unknown = requested.filter((id) => !isShapeId(id));
+      if (unknown.length > 0) throw new TypeError(`unknown shape ${unknown.join(', ')}; shapes are ${shapeIds.join(', ')}`);
+      shapes = requested as ShapeId[];
+    } else {
+      throw new TypeError(`unknown argument ${argument}; use --quick, --shape <${shapeIds.join('|')}>[,…], --in-process`);
+    }
+  }
+  const options: MeasureOptions = quick ? { warmupMs: 300, batchMs: 4, samples: 9 } : { warmupMs: 1500, batchMs: 8, samples: 35 };
+  return { shapes, options, quick, child, inProcess };
+}
+
+function runInChild(id: ShapeId, quick: boolean): Promise<ShapeResult> {
+  return new Promise((resolve, reject) => {
+    const args = ['--child', '--shape', id, ...(quick ? ['--quick'] : [])];
+    const child = fork(benchFile, args, { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+    let result: ShapeResult | undefined;
+    child.on('message', (message) => {
+      result = message as ShapeResult;
+    });
+    child.on('error', reject);
+    child.on('exit', (code) => {
+      if (code === 0 && result) resolve(result);
+      else reject(new Error(`shape ${id} failed (exit code ${code})`));
+    });
+  });
+}
+
+function environment(): Record<string, unknown> {
+  return {
+    node: process.version,
+    v8: process.versions.v8,
+    platform: `${process.platform} ${process.arch}`,
+    cpu: os.cpus()[0]?.model ?? 'unknown',
+    cpus: os.cpus().length,
+    loadAverage: os.loadavg().map((value) => Number(value.toFixed(2))),
+  };
+}
+
+async function main(): Promise<void> {
+  const args = parseArguments(process.argv.slice(2));
+  if (args.child) {
+    const result = runShape(args.shapes[0]!, args.options);
+    process.send?.(result);
+    return;
+  }
+  const started = Date.now();
+  console.log(`mcp-gate core benchmarks — ${process.version}, ${String(environment()['cpu'])}${args.quick ? ' (quick: not figures to quote)' : ''}`);
+  const shapes: ShapeResult[] = [];
+  for (const id of args.shapes) {
+    const result = args.inProcess ? runShape(id, args.options) : await runInChild(id, args.quick);
+    printShape(result);
+    shapes.push(result);
+  }
+  const targets = shapes.flatMap(checkTargets);
+  printTargets(targets);
+  const seconds = (Date.now() - started) / 1000;
+  console.log(`\n${seconds.toFixed(1)} s; ratios are p50 over p50 from the same process; sink ${consumedSink()}`);
+
+  if (args.inProcess) return; // profiling runs do not overwrite the recorded figures
+  mkdirSync(path.dirname(resultsFile), { recursive: true });
+  const report = {
+    benchmark: 'core',
+    generatedAt: new Date().toISOString(),
+    command: `npm run bench:core${process.argv.length > 2 ? ` -- ${process.argv.slice(2).join(' ')}` : ''}`,
+    environment: environment(),
+    options: args.options,
+    unit: 'ns per operation (p50); one operation is one decision ("one") or one filtered list of 1,000 ("recurring", "unique")',
+    shapes: shapes.map((shape) => ({
+      ...shape,
+      ratios: Object.fromEntries(
+        (['one', 'recurring', 'unique'] as const).map((scenario) => [scenario, Object.fromEntries(
+          shape.cases
+            .filter((entry) => entry.scenario === scenario)
+            .map((entry) => [entry.implementation, ratiosFor(shape, scenario, entry.implementation)]),
+        )]),
+      ),
+    })),
+    targets,
+    seconds,
+  };
+  writeFileSync(resultsFile, `${JSON.stringify(report, null, 2)}\n`);
+  console.log(`wrote ${path.relative(process.cwd(), resultsFile)}`);
+}
+
+main().catch((error: unknown) => {
+  console.error(error instanceof Error ? `${error.name}: ${error.message}` : error);
+  process.exitCode = 1;
+});
