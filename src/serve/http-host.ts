@@ -1,0 +1,98 @@
+import { randomUUID } from 'node:crypto';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import type { Gate } from '../sdk/index.js';
+
+export interface HttpHostOptions {
+  /** Builds one McpServer; called once per session (stateful) or per request (stateless). */
+  createServer: () => McpServer;
+  /** Installed on every server built, so one `setPolicy` reaches every session. */
+  gate: Gate;
+  /** TCP port on 127.0.0.1; 0 picks a free one. */
+  port?: number;
+  /** Serves `/mcp` and every path below it (`/mcp/admin`); the gate sees the path as the endpoint. */
+  basePath?: string;
+  /** One McpServer per request and no session ids (the SDK's stateless mode). Default false. */
+  stateless?: boolean;
+}
+
+export interface HttpHost {
+  readonly url: URL;
+  /** Open sessions (stateful mode). */
+  readonly sessionCount: number;
+  close(): Promise<void>;
+}
+
+const jsonRpcError = (code: number, message: string) => JSON.stringify({ jsonrpc: '2.0', error: { code, message }, id: null });
+
+/**
+ * Streamable HTTP on 127.0.0.1 in the SDK's recommended shapes: stateful = one McpServer per
+ * session (the session id routes later requests), stateless = one per request.
+ */
+export async function startHttpHost(options: HttpHostOptions): Promise<HttpHost> {
+  const basePath = options.basePath ?? '/mcp';
+  const sessions = new Map<string, { transport: StreamableHTTPServerTransport; server: McpServer }>();
+  const openServers = new Set<McpServer>();
+
+  async function connectNew(): Promise<StreamableHTTPServerTransport> {
+    const server = options.createServer();
+    options.gate.install(server);
+    openServers.add(server);
+    const transport = new StreamableHTTPServerTransport({
+      sessionIdGenerator: options.stateless ? undefined : () => randomUUID(),
+      onsessioninitialized: (id) => void sessions.set(id, { transport, server }),
+    });
+    transport.onclose = () => {
+      if (transport.sessionId) sessions.delete(transport.sessionId);
+      openServers.delete(server);
+    };
+    await server.connect(transport);
+    return transport;
+  }
+
+  async function handle(request: IncomingMessage, response: ServerResponse): Promise<void> {
+    const path = new URL(request.url ?? '/', 'http://127.0.0.1').pathname;
+    if (path !== basePath && !path.startsWith(`${basePath}/`)) {
+      response.writeHead(404, { 'content-type': 'text/plain' }).end(`not found; MCP is served at ${basePath}\n`);
+      return;
+    }
+    const sessionId = request.headers['mcp-session-id'];
+    if (typeof sessionId === 'string' && !options.stateless) {
+      const session = sessions.get(sessionId);
+      if (!session) {
+        response.writeHead(404, { 'content-type': 'application/json' }).end(jsonRpcError(-32001, 'Session not found'));
+        return;
+      }
+      return session.transport.handleRequest(request, response);
+    }
+    const transport = await connectNew();
+    if (options.stateless) response.on('close', () => void transport.close());
+    await transport.handleRequest(request, response);
+  }
+
+  const httpServer: Server = createServer((request, response) => {
+    handle(request, response).catch((error: unknown) => {
+      if (!response.headersSent) {
+        response.writeHead(500, { 'content-type': 'application/json' }).end(jsonRpcError(-32603, `Internal error: ${String(error)}`));
+      }
+    });
+  });
+  await new Promise<void>((resolve, reject) => {
+    httpServer.once('error', reject);
+    httpServer.listen(options.port ?? 0, '127.0.0.1', () => resolve());
+  });
+  const { port } = httpServer.address() as AddressInfo;
+  return {
+    url: new URL(`http://127.0.0.1:${port}${basePath}`),
+    get sessionCount() {
+      return sessions.size;
+    },
+    async close() {
+      await Promise.all([...openServers].map((server) => server.close().catch(() => undefined)));
+      httpServer.closeAllConnections();
+      await new Promise<void>((resolve) => httpServer.close(() => resolve()));
+    },
+  };
+}
