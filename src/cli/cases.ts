@@ -1,0 +1,147 @@
+import { dirname, resolve } from 'node:path';
+import { z } from 'zod';
+import { createRequestContext, type RequestContext, type RequestContextInput } from '../core/context.js';
+import { toPolicyIssues } from '../core/policy/schema.js';
+import type { Decision, Policy } from '../core/policy/types.js';
+import { displayPath, formatIssues, InputError, readJson, resolvePath, type CliIo } from './io.js';
+import { manifestPrimitiveSchema, toMetadata } from './manifest.js';
+import { findClientProfile, profileContext } from './profiles.js';
+
+const stringRecord = z.record(z.string(), z.string());
+
+/** A RequestContextInput, plus `profile`: a real client whose name, capabilities and protocol version come first. */
+const caseContextSchema = z.strictObject({
+  profile: z.string().min(1).optional(),
+  request: z
+    .strictObject({
+      method: z.string().optional(),
+      headers: stringRecord.optional(),
+      endpoint: z.string().optional(),
+      sessionId: z.string().optional(),
+      protocolVersion: z.string().optional(),
+    })
+    .optional(),
+  client: z
+    .strictObject({ name: z.string().optional(), version: z.string().optional(), capabilities: z.record(z.string(), z.unknown()).optional() })
+    .optional(),
+  auth: z
+    .strictObject({
+      clientId: z.string().optional(),
+      subject: z.string().optional(),
+      scopes: z.array(z.string()).optional(),
+      claims: z.record(z.string(), z.unknown()).optional(),
+    })
+    .optional(),
+});
+
+const expectationSchema = z.strictObject({
+  allowed: z.boolean(),
+  reason: z.enum(['rule', 'default', 'requirement', 'error']).optional(),
+  ruleId: z.string().min(1).optional(),
+});
+
+const policyCaseSchema = z.strictObject({
+  name: z.string().min(1),
+  /** A profile name as a string is short for `{"profile": NAME}`; absent means an empty context. */
+  context: z.union([z.string().min(1), caseContextSchema]).optional(),
+  primitive: manifestPrimitiveSchema,
+  expect: expectationSchema,
+});
+
+export const casesFileSchema = z.strictObject({
+  $schema: z.string().optional(),
+  description: z.string().optional(),
+  /** The policy file, relative to the cases file. */
+  policy: z.string().min(1),
+  cases: z.array(policyCaseSchema).min(1),
+});
+
+export type CaseContext = z.infer<typeof caseContextSchema>;
+export type PolicyCase = z.infer<typeof policyCaseSchema>;
+export type Expectation = z.infer<typeof expectationSchema>;
+
+export interface CasesFile {
+  /** The cases file as messages name it. */
+  readonly name: string;
+  /** Absolute path of the policy the cases are about. */
+  readonly policyPath: string;
+  readonly cases: readonly PolicyCase[];
+}
+
+export function parseCasesFile(value: unknown, absolutePath: string, name: string): CasesFile {
+  const parsed = casesFileSchema.safeParse(value);
+  if (!parsed.success) throw new InputError(formatIssues(name, toPolicyIssues(parsed.error)));
+  // Failures are reported by case name, so a name must say which case failed.
+  const firstIndex = new Map<string, number>();
+  const duplicates: Array<{ path: string; message: string }> = [];
+  parsed.data.cases.forEach((policyCase, index) => {
+    const earlier = firstIndex.get(policyCase.name);
+    if (earlier === undefined) firstIndex.set(policyCase.name, index);
+    else duplicates.push({ path: `cases[${index}].name`, message: `case name "${policyCase.name}" is already used by cases[${earlier}]` });
+  });
+  if (duplicates.length > 0) throw new InputError(formatIssues(name, duplicates));
+  return { name, policyPath: resolve(dirname(absolutePath), parsed.data.policy), cases: parsed.data.cases };
+}
+
+export async function loadCasesFile(io: CliIo, path: string): Promise<CasesFile> {
+  const absolutePath = resolvePath(io, path);
+  return parseCasesFile(await readJson(io, absolutePath), absolutePath, displayPath(io, absolutePath));
+}
+
+/** The context a case describes; a profile supplies the client, explicit fields win over it. */
+export function buildCaseContext(context: PolicyCase['context']): RequestContext {
+  const input: CaseContext = typeof context === 'string' ? { profile: context } : (context ?? {});
+  const { profile: profileName, ...explicit } = input;
+  const base: RequestContextInput = profileName === undefined ? {} : profileContext(findClientProfile(profileName));
+  return createRequestContext({
+    request: { ...base.request, ...explicit.request },
+    client: { ...base.client, ...explicit.client },
+    auth: { ...explicit.auth },
+  });
+}
+
+export interface CaseResult {
+  readonly policyCase: PolicyCase;
+  readonly passed: boolean;
+  /** The decision, or why the case could not be evaluated (an unknown profile). */
+  readonly actual: Decision | { readonly problem: string };
+}
+
+export function runCase(policy: Policy, policyCase: PolicyCase): CaseResult {
+  let context: RequestContext;
+  try {
+    context = buildCaseContext(policyCase.context);
+  } catch (error) {
+    return { policyCase, passed: false, actual: { problem: (error as Error).message } };
+  }
+  const decision = policy.explain(context, toMetadata(policyCase.primitive));
+  return { policyCase, passed: matches(policyCase.expect, decision), actual: decision };
+}
+
+export function matches(expect: Expectation, decision: Decision): boolean {
+  if (expect.allowed !== decision.allowed) return false;
+  if (expect.reason !== undefined && expect.reason !== decision.reason) return false;
+  return expect.ruleId === undefined || expect.ruleId === decision.ruleId;
+}
+
+/** `denied by rule "canary-needs-header"`, `allowed`, `denied by requirement`. */
+export function describeExpectation(expect: Expectation): string {
+  const verb = expect.allowed ? 'allowed' : 'denied';
+  if (expect.ruleId !== undefined) return `${verb} by ${expect.reason === 'error' ? 'error in rule' : 'rule'} "${expect.ruleId}"`;
+  return expect.reason === undefined ? verb : `${verb} by ${expect.reason}`;
+}
+
+/** `denied by requirement (requires client capability "sampling")`; rules and the default speak for themselves. */
+export function describeDecision(decision: Decision): string {
+  const verb = decision.allowed ? 'allowed' : 'denied';
+  switch (decision.reason) {
+    case 'rule':
+      return `${verb} by rule "${decision.ruleId}"`;
+    case 'default':
+      return `${verb} by default`;
+    case 'requirement':
+      return `${verb} by requirement (${decision.message})`;
+    case 'error':
+      return `${verb} by error${decision.ruleId === undefined ? '' : ` in rule "${decision.ruleId}"`} (${decision.message})`;
+  }
+}

@@ -1,0 +1,126 @@
+import type { PrimitiveMetadata } from '../../core/context.js';
+import type { Command } from '../command.js';
+import { writeLines } from '../command.js';
+import { defaultEndpoint, parseHeaders, profileChoice, requestOptionSpecs, type ClientChoice } from '../context-options.js';
+import { decideAll, servedKey } from '../decisions.js';
+import { exitCodes, loadAll, UsageError } from '../io.js';
+import { describeMetadata, loadPrimitives } from '../manifest.js';
+import { loadPolicy } from '../policy-file.js';
+import { clientProfiles } from '../profiles.js';
+
+const command = 'mcp-gate diff';
+
+/** One request shape every client is checked with: an endpoint, with or without the given headers. */
+interface Variant {
+  readonly label: string;
+  readonly endpoint: string;
+  readonly headers: Record<string, string>;
+}
+
+interface Change {
+  readonly metadata: PrimitiveMetadata;
+  readonly direction: '+' | '-';
+  /** Variant label → ids of the clients for which the primitive appears (or disappears). */
+  readonly clientsByVariant: Map<string, string[]>;
+}
+
+export const diffCommand: Command = {
+  name: 'diff',
+  summary: 'show which primitives appear or disappear for real clients when a policy changes',
+  usage: 'mcp-gate diff <old.json> <new.json> --manifest FILE [--client NAME]… [--header NAME=VALUE]… [--endpoint PATH]… [--json] [--exit-code]',
+  description: [
+    'Evaluates both policies for every client profile (or each --client) on every --endpoint',
+    `(default ${defaultEndpoint}), without headers and, when --header is given, with all given headers,`,
+    'and lists each primitive that a client would newly see (+) or no longer see (-).',
+    'Exit code: 0, or with --exit-code 1 when anything changes.',
+  ].join('\n'),
+  options: {
+    manifest: { type: 'string', value: 'FILE', description: 'the primitives, as JSON {"primitives": […]} (required)' },
+    server: { type: 'string', value: 'MODULE', description: 'read the primitives from a server module (not available yet)' },
+    client: { type: 'string', multiple: true, value: 'NAME', description: 'check only these client profiles (repeatable; default: all)' },
+    ...requestOptionSpecs,
+    endpoint: { type: 'string', multiple: true, value: 'PATH', description: `a URL path to check (repeatable; default ${defaultEndpoint})` },
+    json: { type: 'boolean', description: 'print the changes as JSON' },
+    'exit-code': { type: 'boolean', description: 'exit with 1 when any primitive appears or disappears' },
+  },
+  async execute(args, io) {
+    const [oldPath, newPath, extra] = args.positionals;
+    if (oldPath === undefined || newPath === undefined) throw new UsageError(`${command}: needs two policy files, old and new; see "${command} --help"`);
+    if (extra !== undefined) throw new UsageError(`${command}: unexpected argument "${extra}"; see "${command} --help"`);
+    const names = args.strings('client');
+    const clients: ClientChoice[] = names.length > 0 ? names.map((name) => profileChoice(name, command)) : clientProfiles.map((profile) => profileChoice(profile.id, command));
+    const variants = buildVariants(args.strings('endpoint'), parseHeaders(args.strings('header'), command));
+    const [primitives, before, after] = await loadAll(loadPrimitives(io, args, command), loadPolicy(io, oldPath), loadPolicy(io, newPath));
+
+    const changes = new Map<string, Change>();
+    for (const variant of variants) {
+      for (const client of clients) {
+        const request = { client: client.input, headers: variant.headers, endpoint: variant.endpoint };
+        const seenBefore = new Set(decideAll(before.policy, primitives, request).filter((entry) => entry.served).map((entry) => servedKey(entry.metadata)));
+        const seenAfter = new Set(decideAll(after.policy, primitives, request).filter((entry) => entry.served).map((entry) => servedKey(entry.metadata)));
+        for (const metadata of primitives) {
+          const key = servedKey(metadata);
+          const direction = seenAfter.has(key) && !seenBefore.has(key) ? '+' : seenBefore.has(key) && !seenAfter.has(key) ? '-' : undefined;
+          if (direction === undefined) continue;
+          const changeKey = `${direction}${key}`;
+          let change = changes.get(changeKey);
+          if (!change) changes.set(changeKey, (change = { metadata, direction, clientsByVariant: new Map() }));
+          const ids = change.clientsByVariant.get(variant.label) ?? [];
+          ids.push(client.profile?.id ?? client.label);
+          change.clientsByVariant.set(variant.label, ids);
+        }
+      }
+    }
+    // Manifest order, appearing before disappearing: the review reads top to bottom like the server.
+    const ordered = [...changes.values()].sort(
+      (left, right) => primitives.indexOf(left.metadata) - primitives.indexOf(right.metadata) || left.direction.localeCompare(right.direction),
+    );
+    if (args.flag('json')) writeLines(io.stdout, JSON.stringify(toJson(ordered, variants, clients.length), null, 2));
+    else writeLines(io.stdout, formatChanges(ordered, variants, clients.length));
+    return ordered.length > 0 && args.flag('exit-code') ? exitCodes.failed : exitCodes.ok;
+  },
+};
+
+function buildVariants(endpoints: readonly string[], headers: Record<string, string>): Variant[] {
+  const headerSets = Object.keys(headers).length > 0 ? [{}, headers] : [{}];
+  return (endpoints.length > 0 ? endpoints : [defaultEndpoint]).flatMap((endpoint) =>
+    headerSets.map((set: Record<string, string>) => {
+      const headerText = Object.entries(set).map(([name, value]) => `${name}: ${value}`).join(', ');
+      return { endpoint, headers: set, label: `on ${endpoint === '' ? '"" (stdio)' : endpoint}${headerText ? ` with ${headerText}` : ''}` };
+    }),
+  );
+}
+
+function formatChanges(changes: readonly Change[], variants: readonly Variant[], clientCount: number): string {
+  const checked = `${clientCount === 1 ? '1 client profile' : `${clientCount} client profiles`} × ${variants.length === 1 ? '1 request variant' : `${variants.length} request variants`}`;
+  if (changes.length === 0) return `No primitive appears or disappears (checked ${checked}).`;
+  const lines: string[] = [];
+  for (const change of changes) {
+    lines.push(`${change.direction} ${describeMetadata(change.metadata)}`);
+    for (const [variant, ids] of change.clientsByVariant) lines.push(`    ${variant}: ${describeClients(ids, clientCount)}`);
+  }
+  const count = new Set(changes.map((change) => change.metadata)).size;
+  lines.push('', `${count === 1 ? '1 primitive changes' : `${count} primitives change`} visibility (checked ${checked}).`);
+  return lines.join('\n');
+}
+
+function describeClients(ids: readonly string[], total: number): string {
+  if (ids.length === total) return total === 1 ? ids[0]! : `all ${total} clients`;
+  return `${ids.join(', ')} (${ids.length} of ${total} clients)`;
+}
+
+function toJson(changes: readonly Change[], variants: readonly Variant[], clientCount: number): unknown {
+  return {
+    checked: { clients: clientCount, variants: variants.map(({ endpoint, headers }) => ({ endpoint, headers })) },
+    changes: changes.map(({ metadata, direction, clientsByVariant }) => ({
+      change: direction === '+' ? 'appears' : 'disappears',
+      kind: metadata.kind,
+      name: metadata.name,
+      version: metadata.version,
+      uri: metadata.uri,
+      variants: variants
+        .filter((variant) => clientsByVariant.has(variant.label))
+        .map((variant) => ({ endpoint: variant.endpoint, headers: variant.headers, clients: clientsByVariant.get(variant.label) })),
+    })),
+  };
+}

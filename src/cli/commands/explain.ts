@@ -1,0 +1,89 @@
+import type { Command } from '../command.js';
+import { writeLines } from '../command.js';
+import { chooseClient, defaultEndpoint, parseHeaders, requestOptionSpecs } from '../context-options.js';
+import { decideAll, type PrimitiveDecision } from '../decisions.js';
+import { exitCodes, loadAll, UsageError } from '../io.js';
+import { loadPrimitives } from '../manifest.js';
+import { loadPolicy } from '../policy-file.js';
+import { formatTable } from '../table.js';
+
+const command = 'mcp-gate explain';
+
+export const explainCommand: Command = {
+  name: 'explain',
+  summary: 'show every primitive for one request: visible or hidden, and why',
+  usage: 'mcp-gate explain --policy FILE --manifest FILE [--client NAME | --capabilities JSON] [--header NAME=VALUE]… [--endpoint PATH] [--json]',
+  description: [
+    'Evaluates the policy for one request against every primitive of a manifest and prints a table:',
+    'kind, name, version, whether the client sees it, and what decided (a rule, the default, or an',
+    'unmet requirement). Without --client or --capabilities the client declares no capabilities.',
+    'Each primitive is evaluated for its list request (tools/list, prompts/list, …).',
+  ].join('\n'),
+  options: {
+    policy: { type: 'string', value: 'FILE', description: 'the policy document (required)' },
+    manifest: { type: 'string', value: 'FILE', description: 'the primitives, as JSON {"primitives": […]} (required)' },
+    server: { type: 'string', value: 'MODULE', description: 'read the primitives from a server module (not available yet)' },
+    client: { type: 'string', value: 'NAME', description: 'a real client profile, e.g. cursor, claude-code (see "mcp-gate profiles")' },
+    capabilities: { type: 'string', value: 'JSON', description: `the client's capabilities, e.g. '{"sampling": {}}'` },
+    ...requestOptionSpecs,
+    endpoint: { type: 'string', value: 'PATH', description: `URL path the request arrives on (default ${defaultEndpoint})` },
+    json: { type: 'boolean', description: 'print the decisions as JSON' },
+  },
+  async execute(args, io) {
+    if (args.positionals.length > 0) throw new UsageError(`${command}: unexpected argument "${args.positionals[0]}"; see "${command} --help"`);
+    const policyPath = args.string('policy');
+    if (policyPath === undefined) throw new UsageError(`${command}: missing --policy FILE; see "${command} --help"`);
+    const client = chooseClient(args, command);
+    const headers = parseHeaders(args.strings('header'), command);
+    const endpoint = args.string('endpoint') ?? defaultEndpoint;
+    const [primitives, { policy, name }] = await loadAll(loadPrimitives(io, args, command), loadPolicy(io, policyPath));
+    const decisions = decideAll(policy, primitives, { client: client.input, headers, endpoint });
+
+    if (args.flag('json')) {
+      const report = {
+        policy: { file: name, revision: policy.revision },
+        request: { endpoint, headers, protocolVersion: client.input.request?.protocolVersion },
+        client: client.input.client,
+        primitives: decisions.map(toJson),
+      };
+      writeLines(io.stdout, JSON.stringify(report, null, 2));
+      return exitCodes.ok;
+    }
+    const capabilities = Object.keys(client.input.client?.capabilities ?? {});
+    const headerList = Object.entries(headers).map(([header, value]) => `${header}: ${value}`);
+    const visible = decisions.filter((entry) => entry.served).length;
+    writeLines(io.stdout, [
+      `Policy:   ${name} (revision ${policy.revision})`,
+      `Client:   ${client.label}; capabilities: ${capabilities.length > 0 ? capabilities.join(', ') : 'none'}`,
+      `Request:  endpoint ${endpoint === '' ? '"" (stdio)' : endpoint}; headers: ${headerList.length > 0 ? headerList.join(', ') : 'none'}`,
+      '',
+      formatTable(['KIND', 'NAME', 'VERSION', 'VISIBLE', 'DECIDED BY', 'WHY'], decisions.map(toRow)),
+      '',
+      `${visible} of ${decisions.length} primitives visible.`,
+    ].join('\n'));
+    return exitCodes.ok;
+  },
+};
+
+function toRow({ metadata, decision, served, shadowedBy }: PrimitiveDecision): string[] {
+  const decidedBy = decision.ruleId === undefined ? decision.reason : `${decision.reason} ${decision.ruleId}`;
+  const visible = served ? 'yes' : decision.allowed ? 'shadowed' : 'no';
+  const why = decision.allowed && !served ? `${decision.message}; version ${shadowedBy} is served instead` : decision.message;
+  return [metadata.kind, metadata.name, metadata.version ?? '', visible, decidedBy, why];
+}
+
+function toJson({ metadata, decision, served, shadowedBy }: PrimitiveDecision): Record<string, unknown> {
+  return {
+    kind: metadata.kind,
+    name: metadata.name,
+    version: metadata.version,
+    uri: metadata.uri,
+    uriTemplate: metadata.uriTemplate,
+    visible: served,
+    allowed: decision.allowed,
+    reason: decision.reason,
+    ruleId: decision.ruleId,
+    message: decision.message,
+    shadowedBy,
+  };
+}

@@ -1,0 +1,26 @@
+import { PolicyCompileError } from '../core/errors.js';
+import { compilePolicy } from '../core/policy/compile-policy.js';
+import type { Policy } from '../core/policy/types.js';
+import { displayPath, formatIssues, InputError, readJson, resolvePath, type CliIo } from './io.js';
+
+export interface LoadedPolicy {
+  readonly policy: Policy;
+  /** The file as messages name it. */
+  readonly name: string;
+  readonly ruleCount: number;
+}
+
+/** Reads, validates and compiles a policy file; every issue becomes one `file: path: message` line. */
+export async function loadPolicy(io: CliIo, path: string): Promise<LoadedPolicy> {
+  const absolutePath = resolvePath(io, path);
+  const name = displayPath(io, absolutePath);
+  const document = await readJson(io, absolutePath);
+  try {
+    const policy = compilePolicy(document, { source: name });
+    const rules = (document as { rules?: unknown }).rules;
+    return { policy, name, ruleCount: Array.isArray(rules) ? rules.length : 0 };
+  } catch (error) {
+    if (error instanceof PolicyCompileError) throw new InputError(formatIssues(name, error.issues));
+    throw error;
+  }
+}

@@ -1,0 +1,88 @@
+import { formatHelp, parseArguments } from './args.js';
+import type { Command } from './command.js';
+import { writeLines } from './command.js';
+import { diffCommand } from './commands/diff.js';
+import { explainCommand } from './commands/explain.js';
+import { profilesCommand } from './commands/profiles.js';
+import { testCommand } from './commands/test.js';
+import { validateCommand } from './commands/validate.js';
+import { exitCodes, InputError, UsageError, type CliIo } from './io.js';
+import { closeMatches } from './suggest.js';
+
+export type { CliIo } from './io.js';
+
+const commands: readonly Command[] = [validateCommand, explainCommand, testCommand, diffCommand, profilesCommand];
+
+// Commands that need the SDK gate to load a server module. They are listed so `--help` tells the
+// whole story, and they say plainly that they are not there yet instead of half-working.
+const plannedCommands: ReadonlyMap<string, string> = new Map([
+  ['manifest', 'print the primitives of a server module as a manifest (manifest --server MODULE)'],
+  ['serve', 'serve a gated server over Streamable HTTP or stdio (serve --policy P --server M)'],
+]);
+
+/**
+ * Runs one `mcp-gate` invocation and returns its exit code: 0 success, 1 a check failed or an
+ * input is invalid, 2 the command line is wrong. Touches nothing outside `io`.
+ */
+export async function run(argv: readonly string[], io: CliIo): Promise<number> {
+  const [name, ...rest] = argv;
+  try {
+    if (name === undefined || name === '--help' || name === '-h') {
+      writeLines(io.stdout, globalHelp());
+      return name === undefined ? exitCodes.usage : exitCodes.ok;
+    }
+    if (name === 'help') return showCommandHelp(rest[0], io);
+    const command = commands.find((candidate) => candidate.name === name);
+    if (!command) throw unknownCommand(name);
+    const args = parseArguments(rest, command.options, `mcp-gate ${command.name}`);
+    if (args.help) {
+      writeLines(io.stdout, formatHelp(command.usage, command.description, command.options));
+      return exitCodes.ok;
+    }
+    return await command.execute(args, io);
+  } catch (error) {
+    if (error instanceof UsageError || error instanceof InputError) {
+      // Messages already name the command (`mcp-gate explain: …`) or the file (`policy.json: …`).
+      writeLines(io.stderr, error.message);
+      return error instanceof UsageError ? exitCodes.usage : exitCodes.failed;
+    }
+    // Anything else is a bug in mcp-gate, not a user mistake: keep the stack for the report.
+    writeLines(io.stderr, `mcp-gate: internal error (please report): ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
+    return exitCodes.failed;
+  }
+}
+
+function unknownCommand(name: string): UsageError {
+  const planned = plannedCommands.get(name);
+  if (planned !== undefined) return new UsageError(`mcp-gate ${name}: not available yet (it comes with the SDK gate); use --manifest FILE with explain, diff`);
+  const [suggestion] = closeMatches(name, commands.map((command) => command.name), 1);
+  const hint = suggestion ? ` (did you mean "${suggestion}"?)` : '';
+  return new UsageError(`mcp-gate: unknown command "${name}"${hint}; see "mcp-gate --help"`);
+}
+
+function showCommandHelp(name: string | undefined, io: CliIo): number {
+  if (name === undefined) {
+    writeLines(io.stdout, globalHelp());
+    return exitCodes.ok;
+  }
+  const command = commands.find((candidate) => candidate.name === name);
+  if (!command) throw unknownCommand(name);
+  writeLines(io.stdout, formatHelp(command.usage, command.description, command.options));
+  return exitCodes.ok;
+}
+
+function globalHelp(): string {
+  const rows: Array<[string, string]> = commands.map((command) => [command.name, command.summary]);
+  for (const [name, summary] of plannedCommands) rows.push([name, `${summary} — not available yet`]);
+  const width = Math.max(...rows.map(([name]) => name.length));
+  return [
+    'Usage: mcp-gate <command> [options]',
+    '',
+    'Decide which MCP tools, prompts and resources each request sees, and check why.',
+    '',
+    'Commands:',
+    ...rows.map(([name, summary]) => `  ${name.padEnd(width)}  ${summary}`),
+    '',
+    'Run "mcp-gate <command> --help" for a command\'s options. Docs: docs/cli.md',
+  ].join('\n');
+}
