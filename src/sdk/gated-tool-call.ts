@@ -15,7 +15,8 @@ const unknownToolProbe = '\u0000mcp-gate:unregistered-tool';
  * do everything else (argument validation, task handling, result validation) exactly once.
  */
 export function createGatedToolCall(installation: Installation, sdkHandler: StoredHandler): StoredHandler {
-  return async function gatedToolCall(request: JsonRpcRequest, extra: SdkExtra) {
+  // Not async: returning the SDK's promise directly saves the extra microtask hops of an async wrapper.
+  return function gatedToolCall(request: JsonRpcRequest, extra: SdkExtra): Promise<unknown> {
     const name = request.params?.['name'];
     if (typeof name !== 'string') return sdkHandler(request, extra);
     const { view, catalog, context } = installation.begin('tools/call', extra);

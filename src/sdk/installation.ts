@@ -7,7 +7,7 @@ import type { PolicyView } from '../adapter/policy-view.js';
 import { joinPath } from '../core/errors.js';
 import type { GateRuntime, GateSettings } from './gate-settings.js';
 import { gatedHandlerFactories } from './gated-handlers.js';
-import { buildRequestContext } from './request-context.js';
+import { createContextBuilder } from './request-context.js';
 import { readHandlerMap, readInternals, readSources, type McpServerInternals, type SdkExtra, type StoredHandler } from './server-internals.js';
 
 /** What one gated request works with; captured once, so the whole response uses one policy. */
@@ -29,6 +29,7 @@ export class Installation {
   readonly internals: McpServerInternals;
   readonly settings: GateSettings;
   readonly #runtime: GateRuntime;
+  readonly #contextFor: (method: string, extra: SdkExtra) => RequestContext;
   readonly #capturedPromptMeta = new WeakMap<object, unknown>();
   readonly #parsedMeta = new WeakMap<object, PrimitiveAnnotation>();
   #registryVersion = 0;
@@ -39,6 +40,7 @@ export class Installation {
     this.internals = readInternals(server);
     this.settings = runtime.settings;
     this.#runtime = runtime;
+    this.#contextFor = createContextBuilder(server.server);
     const handlers = readHandlerMap(server);
     assertCatalogValid(this.catalog());
     this.#observeRegistrations();
@@ -65,7 +67,7 @@ export class Installation {
   begin(method: string, extra: SdkExtra): GatedRequest {
     const view = this.#runtime.currentView();
     const catalog = this.catalog();
-    const context = buildRequestContext(method, extra, this.server.server);
+    const context = this.#contextFor(method, extra);
     this.#runtime.sessions.observe(this, context);
     return { view, catalog, context };
   }

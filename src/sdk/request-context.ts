@@ -3,6 +3,24 @@ import { createRequestContext, type RequestContext } from '../core/context.js';
 import type { SdkExtra } from './server-internals.js';
 
 /**
+ * Returns a context builder for one server. Without request info and auth (stdio, in-memory),
+ * every request of a method on a session yields the same context, so the last one per method is
+ * reused while all of its inputs are the identical objects; building costs more than the policy.
+ */
+export function createContextBuilder(server: Server): (method: string, extra: SdkExtra) => RequestContext {
+  const lastByMethod = new Map<string, { inputs: readonly unknown[]; context: RequestContext }>();
+  return function contextFor(method, extra) {
+    if (extra.requestInfo !== undefined || extra.authInfo !== undefined) return buildRequestContext(method, extra, server);
+    const inputs = [extra.sessionId, server.getClientVersion(), server.getClientCapabilities()];
+    const last = lastByMethod.get(method);
+    if (last && last.inputs.every((input, index) => input === inputs[index])) return last.context;
+    const context = buildRequestContext(method, extra, server);
+    lastByMethod.set(method, { inputs, context });
+    return context;
+  };
+}
+
+/**
  * Translates one SDK request into the core's frozen RequestContext. Headers and the endpoint come
  * from the transport's request info (absent on stdio and in-memory); client name, version and
  * capabilities from this server's `initialize`, which a stateless HTTP server never sees.
@@ -12,8 +30,10 @@ export function buildRequestContext(method: string, extra: SdkExtra, server: Ser
   const headers: Record<string, string> = {};
   if (requestInfo) {
     for (const [name, value] of Object.entries(requestInfo.headers)) {
-      if (typeof value === 'string') headers[name] = value;
-      else if (Array.isArray(value)) headers[name] = value.join(', ');
+      // Transports hand over lower-cased names already; lower-casing here makes sure of it.
+      const key = name.toLowerCase();
+      if (typeof value === 'string') headers[key] = value;
+      else if (Array.isArray(value)) headers[key] = value.join(', ');
     }
   }
   const clientVersion = server.getClientVersion();
@@ -26,7 +46,7 @@ export function buildRequestContext(method: string, extra: SdkExtra, server: Ser
       headers,
       endpoint: requestInfo?.url?.pathname ?? '',
       sessionId: extra.sessionId,
-      protocolVersion: headerValue(headers, 'mcp-protocol-version'),
+      protocolVersion: headers['mcp-protocol-version'],
     },
     client: {
       name: clientVersion?.name,
@@ -40,9 +60,4 @@ export function buildRequestContext(method: string, extra: SdkExtra, server: Ser
       claims: claims ?? {},
     },
   });
-}
-
-function headerValue(headers: Record<string, string>, lowerCaseName: string): string | undefined {
-  for (const [name, value] of Object.entries(headers)) if (name.toLowerCase() === lowerCaseName) return value;
-  return undefined;
 }
