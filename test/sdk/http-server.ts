@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import type { AuthInfo } from '@modelcontextprotocol/sdk/server/auth/types.js';
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import type { Gate } from '../../src/sdk/index.js';
@@ -16,7 +17,12 @@ export interface HttpHarness {
  * shapes: stateful = one McpServer per session, stateless = one per request. Every server is
  * installed on the same gate, so one setPolicy reaches all sessions.
  */
-export async function startHttp(mode: 'stateful' | 'stateless', createMcpServer: () => McpServer, gate: Gate): Promise<HttpHarness> {
+export async function startHttp(
+  mode: 'stateful' | 'stateless',
+  createMcpServer: () => McpServer,
+  gate: Gate,
+  authenticate?: (request: IncomingMessage) => AuthInfo | undefined,
+): Promise<HttpHarness> {
   const sessions = new Map<string, StreamableHTTPServerTransport>();
   const servers: McpServer[] = [];
 
@@ -26,6 +32,8 @@ export async function startHttp(mode: 'stateful' | 'stateless', createMcpServer:
       response.writeHead(404).end();
       return;
     }
+    // Stands in for an auth middleware: the SDK's node transport reads `req.auth`.
+    if (authenticate) (request as IncomingMessage & { auth?: AuthInfo }).auth = authenticate(request);
     const sessionId = request.headers['mcp-session-id'];
     const existing = typeof sessionId === 'string' ? sessions.get(sessionId) : undefined;
     if (existing) return existing.handleRequest(request, response);
