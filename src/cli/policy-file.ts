@@ -15,6 +15,8 @@ export async function loadPolicy(io: CliIo, path: string): Promise<LoadedPolicy>
   const absolutePath = resolvePath(io, path);
   const name = displayPath(io, absolutePath);
   const document = await readJson(io, absolutePath);
+  const mistaken = recognizeOtherFile(document);
+  if (mistaken) throw new InputError(`${name}: ${mistaken}`);
   try {
     const policy = compilePolicy(document, { source: name });
     const rules = (document as { rules?: unknown }).rules;
@@ -23,4 +25,12 @@ export async function loadPolicy(io: CliIo, path: string): Promise<LoadedPolicy>
     if (error instanceof PolicyCompileError) throw new InputError(formatIssues(name, error.issues));
     throw error;
   }
+}
+
+/** `validate policies/*.json` also globs cases files and manifests: name them instead of listing schema noise. */
+function recognizeOtherFile(document: unknown): string | undefined {
+  if (document === null || typeof document !== 'object' || 'version' in document) return undefined;
+  if ('cases' in document && 'policy' in document) return 'this is a cases file, not a policy (run it with "mcp-gate test")';
+  if ('primitives' in document) return 'this is a manifest, not a policy (pass it as --manifest)';
+  return undefined;
 }

@@ -68,7 +68,9 @@ export const explainCommand: Command = {
 function toRow({ metadata, decision, served, shadowedBy }: PrimitiveDecision): string[] {
   const decidedBy = decision.ruleId === undefined ? decision.reason : `${decision.reason} ${decision.ruleId}`;
   const visible = served ? 'yes' : decision.allowed ? 'shadowed' : 'no';
-  const why = decision.allowed && !served ? `${decision.message}; version ${shadowedBy} is served instead` : decision.message;
+  // DECIDED BY already names the rule; WHY keeps just its description.
+  const message = decision.reason === 'rule' ? decision.message.replace(/^(allowed|denied) by rule "[^"]*"(: )?/, '') : decision.message;
+  const why = decision.allowed && !served ? `${message}; version ${shadowedBy} is served instead` : message;
   return [metadata.kind, metadata.name, metadata.version ?? '', visible, decidedBy, why];
 }
 
