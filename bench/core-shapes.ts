@@ -28,7 +28,11 @@ export interface Shape {
   readonly primitives: readonly PrimitiveMetadata[];
   /** Recurring callers (the decision cache sees each of them again and again). */
   readonly contexts: readonly RequestContext[];
-  /** Callers that differ in something the policy reads, more of them than the cache holds. */
+  /**
+   * Callers that differ in something the policy reads, more of them than the cache holds. Caller
+   * `i` varies recurring caller `i % 16` in a field that is read but (mostly) decides nothing, so
+   * any 16 consecutive unique callers cost about what the 16 recurring ones cost.
+   */
   readonly uniqueContexts: readonly RequestContext[];
 }
 
@@ -65,6 +69,17 @@ function tool(index: number, annotation: PrimitiveAnnotation): PrimitiveMetadata
 
 function context(input: RequestContextInput): RequestContext {
   return createRequestContext({ ...input, request: { method: 'tools/list', ...input.request } });
+}
+
+/** Recurring callers from their inputs, and unique callers as variations of them. */
+function callers(
+  inputs: readonly RequestContextInput[],
+  vary: (input: RequestContextInput, index: number) => RequestContextInput,
+): { contexts: RequestContext[]; uniqueContexts: RequestContext[] } {
+  return {
+    contexts: inputs.map(context),
+    uniqueContexts: Array.from({ length: uniqueContextCount }, (_, index) => context(vary(inputs[index % inputs.length]!, index))),
+  };
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -223,16 +238,17 @@ function createCanaryShape(): Shape {
     return tool(index, { groups });
   });
   const canaryHeader = ['1', '1', '0', undefined, undefined, 'yes'];
-  const contexts = Array.from({ length: recurringContexts }, (_, index) => {
+  const inputs = Array.from({ length: recurringContexts }, (_, index): RequestContextInput => {
     const value = canaryHeader[index % canaryHeader.length];
     const headers: Record<string, string> = { 'user-agent': `agent/${index}`, accept: 'application/json' };
     if (value !== undefined) headers['x-canary'] = value;
-    return context({ request: { headers, endpoint: '/mcp' }, client: { name: 'cursor', version: '1.4.0' } });
+    return { request: { headers, endpoint: '/mcp' }, client: { name: 'cursor', version: '1.4.0' } };
   });
-  // Only the header is read, so unique callers send unique header values.
-  const uniqueContexts = Array.from({ length: uniqueContextCount }, (_, index) =>
-    context({ request: { headers: { 'x-canary': `build-${index}` }, endpoint: '/mcp' }, client: { name: 'cursor' } }),
-  );
+  // Only the header is read, so unique callers send unique header values (none of them "1").
+  const { contexts, uniqueContexts } = callers(inputs, (input, index) => ({
+    ...input,
+    request: { ...input.request, headers: { ...input.request?.headers, 'x-canary': `build-${index}` } },
+  }));
   return {
     id: 'canary',
     title: 'canary by header',
@@ -286,20 +302,16 @@ function createCapabilitiesShape(): Shape {
     if (chance(random, 0.12)) capabilities.push('extensions.com.example/report-export');
     return tool(index, { groups: [pick(random, ['files', 'search', 'reports'])], requires: { capabilities } });
   });
-  const contexts = Array.from({ length: recurringContexts }, (_, index) =>
-    context({
-      request: { headers: {}, endpoint: '/mcp' },
-      client: { name: 'client', version: '1.0.0', capabilities: capabilityProfiles[index % capabilityProfiles.length] },
-    }),
-  );
-  // The key is the declared capabilities: unique callers declare an extension of their own.
-  const uniqueContexts = Array.from({ length: uniqueContextCount }, (_, index) => {
-    const base = capabilityProfiles[1 + (index % (capabilityProfiles.length - 1))]!;
-    const extensions = { ...(base['extensions'] as Record<string, unknown> | undefined), [`io.vendor/build-${index}`]: {} };
-    return context({
-      request: { headers: {}, endpoint: '/mcp' },
-      client: { name: 'client', version: '1.0.0', capabilities: { ...base, extensions } },
-    });
+  const inputs = Array.from({ length: recurringContexts }, (_, index): RequestContextInput => ({
+    request: { headers: {}, endpoint: '/mcp' },
+    client: { name: 'client', version: '1.0.0', capabilities: capabilityProfiles[index % capabilityProfiles.length] },
+  }));
+  // The key is the declared capabilities: unique callers declare an extension of their own (a
+  // caller that declared nothing now declares only that, which satisfies no requirement either).
+  const { contexts, uniqueContexts } = callers(inputs, (input, index) => {
+    const declared = input.client?.capabilities ?? {};
+    const extensions = { ...(declared['extensions'] as Record<string, unknown> | undefined), [`io.vendor/build-${index}`]: {} };
+    return { ...input, client: { ...input.client, capabilities: { ...declared, extensions } } };
   });
   return {
     id: 'capabilities',
@@ -366,11 +378,13 @@ function createMixShape(): Shape {
       auth: { subject, scopes: chance(random, 0.5) ? ['read', 'admin'] : ['read'] },
     };
   }
-  const contexts = Array.from({ length: recurringContexts }, () => context(callerInput(pick(random, subjects))));
-  // Unique callers: the subject is read (ends_with), so each caller has a subject of its own.
-  const uniqueContexts = Array.from({ length: uniqueContextCount }, (_, index) =>
-    context(callerInput(`user-${index}@${index % 3 === 0 ? 'partner.io' : 'example.com'}`)),
-  );
+  const inputs = Array.from({ length: recurringContexts }, () => callerInput(pick(random, subjects)));
+  // The subject is read (ends_with), so unique callers have subjects of their own, on the same
+  // side of "@example.com" as the recurring caller they vary.
+  const { contexts, uniqueContexts } = callers(inputs, (input, index) => {
+    const domain = input.auth?.subject?.endsWith('@example.com') ? 'example.com' : 'partner.io';
+    return { ...input, auth: { ...input.auth, subject: `user-${index}@${domain}` } };
+  });
 
   const minimum = packVersion(minimumVersion);
   const beta = packVersion(betaVersion);

@@ -18,10 +18,14 @@ export interface BenchCase {
 export interface MeasureOptions {
   /** Interleaved warm-up time across all cases, before calibrating again. */
   readonly warmupMs: number;
-  /** Target duration of one timed batch (a batch repeats `run` enough times to last about this long). */
+  /** Shortest timed batch (a batch repeats `run` enough times to last about this long, at least once). */
   readonly batchMs: number;
-  /** Timed batches per case. */
+  /** Timed batches per case, at most. */
   readonly samples: number;
+  /** Timed batches per case, at least, even when that exceeds `caseBudgetMs`. */
+  readonly minSamples: number;
+  /** Time one case may take to sample; slow baselines get fewer (but at least `minSamples`) batches. */
+  readonly caseBudgetMs: number;
 }
 
 export interface CaseResult {
@@ -58,13 +62,15 @@ function timeBatch(benchCase: BenchCase, reps: number): number {
   return elapsed;
 }
 
-/** Repetitions per batch so that one batch lasts about `batchMs`. */
-function calibrate(benchCase: BenchCase, batchMs: number): number {
+/** Repetitions per batch so that one batch lasts about `batchMs` (at least one run). */
+function calibrate(benchCase: BenchCase, batchMs: number): { reps: number; batchNs: number } {
   let reps = 1;
   for (;;) {
     const elapsed = timeBatch(benchCase, reps);
-    if (elapsed >= batchMs * 1e6 / 4 || reps >= 1 << 24) {
-      return Math.max(1, Math.round((reps * batchMs * 1e6) / Math.max(elapsed, 1)));
+    if (elapsed >= (batchMs * 1e6) / 4 || reps >= 1 << 24) {
+      const perRun = Math.max(elapsed, 1) / reps;
+      const calibrated = Math.max(1, Math.round((batchMs * 1e6) / perRun));
+      return { reps: calibrated, batchNs: calibrated * perRun };
     }
     reps *= 2;
   }
@@ -80,19 +86,26 @@ function quantile(sorted: readonly number[], q: number): number {
 /** Warms up, calibrates and samples every case interleaved; returns p50 ns/op per case. */
 export function measure(cases: readonly BenchCase[], options: MeasureOptions): CaseResult[] {
   const warmupEnd = now() + options.warmupMs * 1e6;
-  let reps = cases.map((benchCase) => calibrate(benchCase, options.batchMs / 4));
+  const warmupReps = cases.map((benchCase) => calibrate(benchCase, options.batchMs).reps);
   while (now() < warmupEnd) {
-    for (let index = 0; index < cases.length; index++) timeBatch(cases[index]!, reps[index]!);
+    for (let index = 0; index < cases.length; index++) timeBatch(cases[index]!, warmupReps[index]!);
   }
-  reps = cases.map((benchCase) => calibrate(benchCase, options.batchMs));
+  const plans = cases.map((benchCase) => {
+    const { reps, batchNs } = calibrate(benchCase, options.batchMs);
+    const affordable = Math.floor((options.caseBudgetMs * 1e6) / batchNs);
+    return { reps, samples: Math.max(options.minSamples, Math.min(options.samples, affordable)) };
+  });
 
   const perOp: number[][] = cases.map(() => []);
-  for (let round = 0; round < options.samples; round++) {
+  const rounds = Math.max(...plans.map((plan) => plan.samples));
+  for (let round = 0; round < rounds; round++) {
     for (let offset = 0; offset < cases.length; offset++) {
       const index = (round + offset) % cases.length;
+      const plan = plans[index]!;
+      if (perOp[index]!.length >= plan.samples) continue;
       const benchCase = cases[index]!;
-      const elapsed = timeBatch(benchCase, reps[index]!);
-      perOp[index]!.push(elapsed / (reps[index]! * benchCase.opsPerRun));
+      const elapsed = timeBatch(benchCase, plan.reps);
+      perOp[index]!.push(elapsed / (plan.reps * benchCase.opsPerRun));
     }
   }
 
