@@ -1,0 +1,63 @@
+import { MissingRequiredClientCapabilityError, ProtocolError, ProtocolErrorCode, ResourceNotFoundError } from '@modelcontextprotocol/server';
+import type { CatalogEntry } from '../adapter/catalog.js';
+import { missingCapabilities, toCapabilitiesObject } from '../adapter/capability-requirements.js';
+import type { Decision } from '../core/policy/types.js';
+import type { GatedRequest, Installation } from './installation.js';
+
+/**
+ * A name no registration can have (it starts with NUL). Asking the SDK to call, get or complete
+ * it yields exactly the SDK's "not found" answer on every path, including its ordering of
+ * request validation before lookup; the probe is then renamed to what the client asked for.
+ */
+export const unknownNameProbe = '\u0000mcp-gate:unregistered';
+
+/** The SDK 2.4 answer for a resource URI nothing serves (mcp.js `ResourceNotFoundError`, -32602). */
+export function resourceNotFound(uri: string): Error {
+  return new ResourceNotFoundError(uri);
+}
+
+/** `denied: 'explain'`: the decision's sentence instead of "not found", for trusted deployments. */
+export function deniedError(label: 'Tool' | 'Prompt' | 'Resource' | 'Resource template', name: string, decision: Decision): Error {
+  return new ProtocolError(ProtocolErrorCode.InvalidParams, `${label} ${name} denied: ${decision.message}`);
+}
+
+/**
+ * `missingCapability: 'error'`: -32021 when the entry would be visible had the client declared
+ * the capabilities it requires and did not. Rule-based denials stay hidden: this only tells a
+ * client what to declare, never that a rule excluded it.
+ */
+export function missingCapabilityError(installation: Installation, gated: GatedRequest, entry: CatalogEntry | undefined): Error | undefined {
+  if (entry === undefined || installation.settings.missingCapability !== 'error' || entry.metadataError) return undefined;
+  const missing = missingCapabilities(entry.metadata.requires.capabilities, gated.context.client.capabilities);
+  if (missing.length === 0) return undefined;
+  let allowedOtherwise = false;
+  try {
+    allowedOtherwise = gated.view.policy.evaluate(gated.context, entry.metadataIgnoringCapabilities);
+  } catch {
+    allowedOtherwise = false;
+  }
+  return allowedOtherwise ? new MissingRequiredClientCapabilityError({ requiredCapabilities: toCapabilitiesObject(missing) }) : undefined;
+}
+
+/** Replaces a name inside a thrown error's message (probe or internal versioned key → the name asked for). */
+export function renameInError(error: unknown, from: string, to: string): unknown {
+  if (error instanceof Error && error.message.includes(from)) error.message = error.message.split(from).join(to);
+  return error;
+}
+
+/** Replaces a name inside an `isError` tool result's text, so internal names never reach the client. */
+export function renameInToolResult(result: unknown, from: string, to: string): unknown {
+  if (result === null || typeof result !== 'object') return result;
+  const { content, isError } = result as { content?: unknown; isError?: unknown };
+  if (isError !== true || !Array.isArray(content)) return result;
+  const renamed = content.map((item: unknown) => {
+    const text = (item as { text?: unknown } | null)?.text;
+    return typeof text === 'string' && text.includes(from) ? { ...(item as object), text: text.split(from).join(to) } : item;
+  });
+  return { ...(result as object), content: renamed };
+}
+
+/** A cursor this gate did not issue for this list, policy revision and context. */
+export function invalidCursor(): Error {
+  return new ProtocolError(ProtocolErrorCode.InvalidParams, 'Invalid cursor');
+}

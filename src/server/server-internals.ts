@@ -1,0 +1,72 @@
+import type {
+  JSONRPCRequest,
+  McpServer,
+  RegisteredPrompt,
+  RegisteredResource,
+  RegisteredResourceTemplate,
+  RegisteredTool,
+  ScopeChallengeHandler,
+  ServerContext,
+} from '@modelcontextprotocol/server';
+import type { PrimitiveSource } from '../adapter/catalog.js';
+
+/** A handler as the v2 SDK stores it: the raw (envelope-lifted) JSON-RPC request and the context in, result out. */
+export type StoredHandler = (request: JsonRpcRequest, ctx: ServerContext) => Promise<unknown>;
+
+export interface JsonRpcRequest {
+  readonly method: string;
+  readonly params?: Record<string, unknown> | undefined;
+  readonly [key: string]: unknown;
+}
+
+/**
+ * The parts of McpServer 2.4 the gate reads or wraps. They are private or `@internal` in the
+ * SDK's types, so this view is checked when the gate is installed: an SDK that renames them
+ * fails there, loudly, instead of serving ungated.
+ */
+export interface McpServerInternals {
+  readonly _registeredTools: Readonly<Record<string, RegisteredTool>>;
+  readonly _registeredPrompts: Readonly<Record<string, RegisteredPrompt>>;
+  readonly _registeredResources: Readonly<Record<string, RegisteredResource>>;
+  readonly _registeredResourceTemplates: Readonly<Record<string, RegisteredResourceTemplate>>;
+  /** Consulted by `createMcpHandler` before dispatch for the `Mcp-Param-*` (x-mcp-header) check. */
+  toolInputSchemaJson(name: string): Record<string, unknown> | undefined;
+  /** Consulted before dispatch by `createMcpHandler` and the session transport for OAuth scope challenges. */
+  resolveScopeChallenge: ScopeChallengeHandler;
+}
+
+const registryFields = ['_registeredTools', '_registeredPrompts', '_registeredResources', '_registeredResourceTemplates'] as const;
+const supported = 'mcp-gate/server supports @modelcontextprotocol/server 2.4.x';
+
+export function readInternals(server: McpServer): McpServerInternals {
+  const candidate = server as unknown as Record<string, unknown>;
+  for (const field of registryFields) {
+    if (candidate[field] === null || typeof candidate[field] !== 'object') throw new TypeError(`mcp-gate/server: this McpServer has no ${field}; ${supported}`);
+  }
+  for (const method of ['toolInputSchemaJson', 'resolveScopeChallenge'] as const) {
+    if (typeof candidate[method] !== 'function') throw new TypeError(`mcp-gate/server: this McpServer has no ${method}; ${supported}`);
+  }
+  return server as unknown as McpServerInternals;
+}
+
+/** The protocol's method → handler map. Wrapping its entries is how every handler gets gated. */
+export function readHandlerMap(server: McpServer): Map<string, StoredHandler> {
+  const handlers = (server.server as unknown as { _requestHandlers?: unknown })._requestHandlers;
+  if (!(handlers instanceof Map)) throw new TypeError(`mcp-gate/server: this McpServer has no request handler map; ${supported}`);
+  return handlers as Map<string, StoredHandler>;
+}
+
+/** Every registration as a PrimitiveSource, in registry order (v2 keeps prompts' `_meta`). */
+export function* readSources(internals: McpServerInternals): Generator<PrimitiveSource> {
+  for (const [key, tool] of Object.entries(internals._registeredTools)) yield { kind: 'tool', key, name: key, meta: tool._meta };
+  for (const [key, prompt] of Object.entries(internals._registeredPrompts)) yield { kind: 'prompt', key, name: key, meta: prompt._meta };
+  for (const [uri, resource] of Object.entries(internals._registeredResources)) {
+    yield { kind: 'resource', key: uri, name: resource.name, uri, meta: resource.metadata?._meta };
+  }
+  for (const [key, template] of Object.entries(internals._registeredResourceTemplates)) {
+    const uriTemplate = template.resourceTemplate.uriTemplate.toString();
+    yield { kind: 'resourceTemplate', key, name: key, uriTemplate, meta: template.metadata?._meta };
+  }
+}
+
+export type { JSONRPCRequest };

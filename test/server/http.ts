@@ -1,0 +1,99 @@
+import { createServer, type Server as HttpServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { toNodeHandler } from '@modelcontextprotocol/node';
+import type { McpHttpHandler } from '@modelcontextprotocol/server';
+import { clientCapabilitiesMetaKey, clientInfoMetaKey, protocolVersionMetaKey } from '../../src/adapter/envelope.js';
+
+export const modernVersion = '2026-07-28';
+
+export interface Endpoint {
+  readonly url: string;
+  close(): Promise<void>;
+}
+
+/** Serves a createMcpHandler handler on 127.0.0.1 at a random port, the way users mount it on node:http. */
+export async function listen(handler: McpHttpHandler | ((request: Request) => Promise<Response>)): Promise<Endpoint> {
+  const nodeHandler = typeof handler === 'function' ? toNodeHandler({ fetch: handler } as unknown as McpHttpHandler) : toNodeHandler(handler);
+  const server: HttpServer = createServer((request, response) => void nodeHandler(request, response));
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}`,
+    async close() {
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+      if (typeof handler !== 'function') await handler.close();
+    },
+  };
+}
+
+export interface ModernRequestOptions {
+  /** The request's declared capabilities; `null` omits the key from the envelope. */
+  capabilities?: Record<string, unknown> | null;
+  clientInfo?: { name: string; version: string };
+  headers?: Record<string, string>;
+  path?: string;
+  id?: number;
+}
+
+export interface RpcAnswer {
+  readonly status: number;
+  readonly body: { result?: Record<string, unknown>; error?: { code: number; message: string; data?: unknown } } & Record<string, unknown>;
+  readonly headers: Headers;
+}
+
+const nameSource: Record<string, string> = { 'tools/call': 'name', 'prompts/get': 'name', 'resources/read': 'uri' };
+
+/**
+ * One 2026-07-28 request over real HTTP: envelope in `_meta`, SEP-2243 standard headers, and a
+ * bounded wait so a broken dispatch fails the test instead of hanging it.
+ */
+export async function postModern(endpoint: Endpoint, method: string, params: Record<string, unknown>, options: ModernRequestOptions = {}): Promise<RpcAnswer> {
+  const envelope: Record<string, unknown> = { [protocolVersionMetaKey]: modernVersion, [clientInfoMetaKey]: options.clientInfo ?? { name: 'test-client', version: '1.0.0' } };
+  if (options.capabilities !== null) envelope[clientCapabilitiesMetaKey] = options.capabilities ?? {};
+  const headers: Record<string, string> = {
+    'content-type': 'application/json',
+    accept: 'application/json, text/event-stream',
+    'mcp-protocol-version': modernVersion,
+    'mcp-method': method,
+    ...options.headers,
+  };
+  const nameField = nameSource[method];
+  if (nameField !== undefined && typeof params[nameField] === 'string') headers['mcp-name'] = params[nameField] as string;
+  const body = { jsonrpc: '2.0', id: options.id ?? 1, method, params: { ...params, _meta: { ...(params['_meta'] as object), ...envelope } } };
+  const response = await fetch(`${endpoint.url}${options.path ?? '/mcp'}`, { method: 'POST', headers, body: JSON.stringify(body), signal: AbortSignal.timeout(10_000) });
+  const text = await response.text();
+  return { status: response.status, body: text === '' ? {} : (JSON.parse(text) as RpcAnswer['body']), headers: response.headers };
+}
+
+/** The parts of an answer that must match between a gated and an ungated server (not server info stamps). */
+export function comparable(answer: RpcAnswer): unknown {
+  const { result, error } = answer.body;
+  if (error) return { status: answer.status, error };
+  const { _meta: _ignored, ...rest } = result ?? {};
+  return { status: answer.status, result: rest };
+}
+
+/** A one-shot barrier: every party waits until `parties` have arrived, or fails after a bounded wait. */
+export function createBarrier(parties: number, timeoutMs = 8_000): { arrive(): Promise<void>; readonly arrived: number } {
+  let arrived = 0;
+  let release!: () => void;
+  const opened = new Promise<void>((resolve) => (release = resolve));
+  return {
+    get arrived() {
+      return arrived;
+    },
+    async arrive() {
+      if (++arrived === parties) release();
+      let timer: NodeJS.Timeout | undefined;
+      const timeout = new Promise<never>((_, reject) => {
+        timer = setTimeout(() => reject(new Error(`barrier: ${arrived} of ${parties} arrived`)), timeoutMs);
+      });
+      try {
+        await Promise.race([opened, timeout]);
+      } finally {
+        clearTimeout(timer);
+      }
+    },
+  };
+}
