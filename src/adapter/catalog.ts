@@ -14,6 +14,8 @@ export interface PrimitiveSource {
   readonly uriTemplate?: string | undefined;
   /** The registration's `_meta`; its `mcp-gate` entry is the annotation. */
   readonly meta?: unknown;
+  /** False when the server switched the registration off (the SDK's `disable()`). */
+  readonly enabled?: boolean | undefined;
 }
 
 /** What the gate knows about one registration. */
@@ -23,6 +25,7 @@ export interface CatalogEntry {
   /** The name clients see; differs from `key` only for versioned tools. */
   readonly publicName: string;
   readonly versioned: boolean;
+  readonly enabled: boolean;
   readonly metadata: PrimitiveMetadata;
   /** The same metadata without capability requirements, for `onMissingCapabilities: 'allow'`. */
   readonly metadataIgnoringCapabilities: PrimitiveMetadata;
@@ -110,6 +113,7 @@ function createEntry(source: PrimitiveSource, options: CatalogOptions): CatalogE
     key: source.key,
     publicName: source.kind === 'tool' ? name : source.key,
     versioned: versionedName !== undefined,
+    enabled: source.enabled !== false,
     metadata,
     metadataIgnoringCapabilities,
     metadataError,

@@ -49,8 +49,15 @@ export function createPolicyView(policy: Policy, onMissingCapabilities: MissingC
   function resolveTool(catalog: Catalog, publicName: string, context: RequestContext): CatalogEntry | undefined {
     const candidates = catalog.toolCandidates(publicName);
     if (!candidates) return undefined;
-    for (const candidate of candidates) if (isVisible(context, candidate)) return candidate;
-    return undefined;
+    // An enabled version wins over a disabled one; a lone disabled one still resolves, so the
+    // server answers "disabled" for it exactly as it would without the gate.
+    let disabled: CatalogEntry | undefined;
+    for (const candidate of candidates) {
+      if (!isVisible(context, candidate)) continue;
+      if (candidate.enabled) return candidate;
+      disabled ??= candidate;
+    }
+    return disabled;
   }
 
   function computeVisible(catalog: Catalog, kind: PrimitiveKind, context: RequestContext): readonly CatalogEntry[] {

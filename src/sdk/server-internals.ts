@@ -58,13 +58,13 @@ export function readHandlerMap(server: McpServer): Map<string, StoredHandler> {
  */
 export function* readSources(internals: McpServerInternals, capturedPromptMeta: WeakMap<object, unknown>): Generator<PrimitiveSource> {
   for (const [key, tool] of Object.entries(internals._registeredTools)) {
-    yield { kind: 'tool', key, name: key, meta: tool._meta };
+    yield { kind: 'tool', key, name: key, meta: tool._meta, enabled: tool.enabled };
   }
   for (const [key, prompt] of Object.entries(internals._registeredPrompts)) {
-    yield { kind: 'prompt', key, name: key, meta: capturedPromptMeta.get(prompt) };
+    yield { kind: 'prompt', key, name: key, meta: capturedPromptMeta.get(prompt), enabled: prompt.enabled };
   }
   for (const [uri, resource] of Object.entries(internals._registeredResources)) {
-    yield { kind: 'resource', key: uri, name: resource.name, uri, meta: resource.metadata?._meta };
+    yield { kind: 'resource', key: uri, name: resource.name, uri, meta: resource.metadata?._meta, enabled: resource.enabled };
   }
   for (const [key, template] of Object.entries(internals._registeredResourceTemplates)) {
     const uriTemplate = template.resourceTemplate.uriTemplate.toString();

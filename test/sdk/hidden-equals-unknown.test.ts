@@ -73,3 +73,31 @@ function stripGateMeta(value: unknown): unknown {
     return Object.keys(rest).length > 0 ? rest : undefined;
   }));
 }
+
+describe('gate (resources/read routing)', () => {
+  it('reads through the first visible matching template when the exact resource is hidden, as if it were never registered', async () => {
+    const { McpServer, ResourceTemplate } = await import('@modelcontextprotocol/sdk/server/mcp.js');
+    const build = (withSecret: boolean) => {
+      const server = new McpServer({ name: 'r', version: '1' });
+      if (withSecret) server.registerResource('secret', 'file:///secret.txt', {}, async (uri) => ({ contents: [{ uri: uri.href, text: 'hunter2' }] }));
+      server.registerResource('hidden-files', new ResourceTemplate('file:///{name}', { list: undefined }), {}, async (uri) => ({
+        contents: [{ uri: uri.href, text: 'hidden template' }],
+      }));
+      server.registerResource('files', new ResourceTemplate('file:///{name}', { list: undefined }), {}, async (uri, { name }) => ({
+        contents: [{ uri: uri.href, text: `file ${String(name)}` }],
+      }));
+      return server;
+    };
+    const gatedServer = build(true);
+    gate(gatedServer, { policy: hideNames('secret', 'hidden-files') });
+    const baselineServer = build(false);
+    (baselineServer as unknown as { _registeredResourceTemplates: Record<string, { remove(): void }> })._registeredResourceTemplates['hidden-files']!.remove();
+    const gated = await connectInMemory(gatedServer);
+    const baseline = await connectInMemory(baselineServer);
+    const read = (connected: Connected) => outcome(connected.client.readResource({ uri: 'file:///secret.txt' }));
+    expect(await read(gated)).toEqual(await read(baseline));
+    expect(await read(gated)).toEqual({ result: { contents: [{ uri: 'file:///secret.txt', text: 'file secret.txt' }] } });
+    await gated.close();
+    await baseline.close();
+  });
+});

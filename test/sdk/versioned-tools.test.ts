@@ -57,3 +57,14 @@ describe('gate (versioned tools)', () => {
     await regular.close();
   });
 });
+
+describe('gate (versioned tools, disabled versions)', () => {
+  it('serves an enabled version when the preferred one is disabled by the server', async () => {
+    const server = createServer();
+    (server as unknown as { _registeredTools: Record<string, { disable(): void }> })._registeredTools['search__2.0.0']!.disable();
+    const canary = await connectInMemory(server, {}, 'canary-client');
+    expect((await canary.client.listTools()).tools.map((tool) => [tool.name, tool.description])).toEqual([['search', 'stable search'], ['other', undefined]]);
+    expect((await canary.client.callTool({ name: 'search', arguments: { q: 'x' } })).content).toEqual([{ type: 'text', text: 'v1:x' }]);
+    await canary.close();
+  });
+});
