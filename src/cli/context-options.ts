@@ -51,9 +51,9 @@ export function chooseClient(args: ParsedArgs, command: string): ClientChoice {
   }
   if (name !== undefined) return profileChoice(name, command);
   if (capabilities !== undefined) {
-    return { label: 'capabilities from --capabilities', input: { client: { capabilities: parseCapabilities(capabilities, command) } } };
+    return { label: '(from --capabilities)', input: { client: { capabilities: parseCapabilities(capabilities, command) } } };
   }
-  return { label: 'a client that declares no capabilities', input: { client: { capabilities: {} } } };
+  return { label: '(no --client)', input: { client: { capabilities: {} } } };
 }
 
 export function profileChoice(name: string, command: string): ClientChoice {

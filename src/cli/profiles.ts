@@ -67,7 +67,7 @@ export function findClientProfile(name: string): ClientProfile {
 }
 
 function unknownProfile(name: string, hint: string): never {
-  throw new UsageError(`unknown client profile "${name}"${hint} (run "mcp-gate profiles" to list all ${clientProfiles.length})`);
+  throw new UsageError(`unknown client profile "${name}"${hint}; run "mcp-gate profiles" to list all ${clientProfiles.length}`);
 }
 
 /** `cursor-vscode (Cursor)`; the id alone when it is the title. */

@@ -27,9 +27,14 @@ const plannedCommands: ReadonlyMap<string, string> = new Map([
 export async function run(argv: readonly string[], io: CliIo): Promise<number> {
   const [name, ...rest] = argv;
   try {
-    if (name === undefined || name === '--help' || name === '-h') {
+    if (name === undefined) {
+      // Asked for nothing: the help is the error message.
+      writeLines(io.stderr, globalHelp());
+      return exitCodes.usage;
+    }
+    if (name === '--help' || name === '-h') {
       writeLines(io.stdout, globalHelp());
-      return name === undefined ? exitCodes.usage : exitCodes.ok;
+      return exitCodes.ok;
     }
     if (name === 'help') return showCommandHelp(rest[0], io);
     const command = commands.find((candidate) => candidate.name === name);

@@ -69,7 +69,8 @@ function toRow({ metadata, decision, served, shadowedBy }: PrimitiveDecision): s
   const decidedBy = decision.ruleId === undefined ? decision.reason : `${decision.reason} ${decision.ruleId}`;
   const visible = served ? 'yes' : decision.allowed ? 'shadowed' : 'no';
   // DECIDED BY already names the rule; WHY keeps just its description.
-  const message = decision.reason === 'rule' ? decision.message.replace(/^(allowed|denied) by rule "[^"]*"(: )?/, '') : decision.message;
+  const description = decision.reason === 'rule' ? decision.message.replace(/^(allowed|denied) by rule "[^"]*"(: )?/, '') : '';
+  const message = description || decision.message;
   const why = decision.allowed && !served ? `${message}; version ${shadowedBy} is served instead` : message;
   return [metadata.kind, metadata.name, metadata.version ?? '', visible, decidedBy, why];
 }

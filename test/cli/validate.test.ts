@@ -1,0 +1,90 @@
+import { describe, expect, it } from 'vitest';
+import { json, runInRepository, runWith } from './memory-io.js';
+
+const validPolicy = json({ version: 1, default: 'allow', rules: [{ id: 'no-canary', effect: 'deny', appliesTo: { groups: ['canary'] } }] });
+
+describe('mcp-gate validate', () => {
+  it('prints "FILE: valid" with the rule count and revision, and exits 0', async () => {
+    const result = await runWith(['validate', 'policy.json'], { 'policy.json': validPolicy });
+    expect(result).toEqual({ code: 0, stdout: expect.stringMatching(/^policy\.json: valid \(1 rule, revision [0-9a-f]{16}\)\n$/), stderr: '' });
+  });
+
+  it('lists every issue of a document as FILE: PATH: MESSAGE and exits 1', async () => {
+    const document = json({ version: 2, default: 'maybe', rules: [{ id: 'ok', effect: 'deny', extra: true }] });
+    const result = await runWith(['validate', 'policies/bad.json'], { 'policies/bad.json': document });
+    expect(result.code).toBe(1);
+    expect(result.stdout).toBe('');
+    expect(result.stderr).toBe(
+      [
+        'policies/bad.json: version: Invalid input: expected 1',
+        'policies/bad.json: default: Invalid option: expected one of "allow"|"deny"',
+        'policies/bad.json: rules[0]: Unrecognized key: "extra"',
+        '',
+      ].join('\n'),
+    );
+  });
+
+  it('lists every rule issue with its dot path', async () => {
+    const document = json({
+      version: 1,
+      default: 'allow',
+      rules: [
+        { id: 'x', effect: 'deny', when: { startswith: [{ var: 'request.endpoint' }, '/a'] } },
+        { id: 'x', effect: 'allow', when: { var: 'reqest.headers' } },
+      ],
+    });
+    const result = await runWith(['validate', 'bad.json'], { 'bad.json': document });
+    expect(result.code).toBe(1);
+    expect(result.stderr).toBe(
+      [
+        'bad.json: rules[0].when.startswith: unknown operator "startswith" (did you mean "starts_with"?)',
+        'bad.json: rules[1].id: rule id "x" is already used by rules[0]',
+        'bad.json: rules[1].when.var: unknown var root "reqest" (did you mean "request"?); paths start with request, client, auth, primitive, tool',
+        '',
+      ].join('\n'),
+    );
+  });
+
+  it('reports invalid JSON with line and column', async () => {
+    const result = await runWith(['validate', 'broken.json'], { 'broken.json': '{\n  "version": 1,\n  "default": "allow"\n  "rules": []\n}\n' });
+    expect(result).toEqual({ code: 1, stdout: '', stderr: expect.stringMatching(/^broken\.json:4:3: invalid JSON: .+\n$/) });
+  });
+
+  it('reports truncated JSON at its end', async () => {
+    const result = await runWith(['validate', 'cut.json'], { 'cut.json': '{\n  "version": 1,\n  "default": ' });
+    // V8 words its reasons differently across Node versions; the location is ours.
+    expect(result.stderr).toMatch(/^cut\.json:3:14: invalid JSON: \S.*\n$/);
+    expect(result.code).toBe(1);
+  });
+
+  it('checks every file and exits 1 when any is invalid', async () => {
+    const result = await runWith(['validate', 'good.json', 'missing.json', 'other.json'], { 'good.json': validPolicy, 'other.json': validPolicy });
+    expect(result.code).toBe(1);
+    expect(result.stdout.split('\n').filter(Boolean)).toHaveLength(2);
+    expect(result.stderr).toBe('missing.json: no such file\n');
+  });
+
+  it('names a cases file or a manifest passed by mistake', async () => {
+    const result = await runWith(['validate', 'a.cases.json', 'm.json'], {
+      'a.cases.json': json({ policy: './a.json', cases: [] }),
+      'm.json': json({ primitives: [] }),
+    });
+    expect(result.code).toBe(1);
+    expect(result.stderr).toBe(
+      'a.cases.json: this is a cases file, not a policy (run it with "mcp-gate test")\nm.json: this is a manifest, not a policy (pass it as --manifest)\n',
+    );
+  });
+
+  it('exits 2 when no file is given', async () => {
+    const result = await runWith(['validate']);
+    expect(result).toEqual({ code: 2, stdout: '', stderr: 'mcp-gate validate: no policy files given; see "mcp-gate validate --help"\n' });
+  });
+
+  it('accepts every shipped policy', async () => {
+    const files = ['canary-by-header', 'beta-group', 'capability-gating', 'endpoint-scoped', 'version-routing', 'percentage-rollout', 'demo'];
+    const result = await runInRepository(['validate', ...files.map((name) => `policies/${name}.json`)]);
+    expect(result.stderr).toBe('');
+    expect(result.code).toBe(0);
+    expect(result.stdout.split('\n').filter(Boolean)).toHaveLength(files.length);
+  });
+});
