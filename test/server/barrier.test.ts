@@ -42,7 +42,8 @@ describe('gate (mcp-gate/server) under concurrency', () => {
     const answers = await Promise.all(
       requests.map((request) => {
         const capabilities = request.hasExtension ? { extensions: { [reportExtension]: {} }, sampling: {} } : { sampling: {} };
-        const options = { capabilities, id: request.index, headers: request.admin ? { 'x-role': 'admin' } : {} };
+        const headers: Record<string, string> = request.admin ? { 'x-role': 'admin' } : {};
+        const options = { capabilities, id: request.index, headers };
         const params = request.method === 'tools/list' ? {} : { name: request.tool, arguments: {} };
         return postModern(endpoint!, request.method, params, options);
       }),
