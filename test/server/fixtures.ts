@@ -1,4 +1,4 @@
-import { completable, createMcpHandler, McpServer, ResourceTemplate, type McpRequestContext } from '@modelcontextprotocol/server';
+import { completable, createMcpHandler, McpServer, ResourceTemplate, type McpRequestContext, type McpServerOptions } from '@modelcontextprotocol/server';
 import * as z from 'zod/v4';
 import { compilePolicy } from '../../src/index.js';
 import type { PolicyDocument } from '../../src/index.js';
@@ -64,16 +64,16 @@ export const registryPolicyDocument: PolicyDocument = {
 
 export const registryPolicy = compilePolicy(registryPolicyDocument);
 
-export function createServer(hooks: RegistryHooks = {}): McpServer {
-  const server = new McpServer({ name: 'gated-v2', version: '1.0.0' });
+export function createServer(hooks: RegistryHooks = {}, serverOptions?: McpServerOptions): McpServer {
+  const server = new McpServer({ name: 'gated-v2', version: '1.0.0' }, serverOptions);
   registerEverything(server, hooks);
   return server;
 }
 
 /** The common stateless wiring: a fresh, gated McpServer per request inside createMcpHandler's factory. */
-export function createGatedHandler(options: Partial<GateOptions> = {}, hooks: RegistryHooks = {}, configure?: (server: McpServer) => void) {
+export function createGatedHandler(options: Partial<GateOptions> = {}, hooks: RegistryHooks = {}, serverOptions?: McpServerOptions, configure?: (server: McpServer) => void) {
   return createMcpHandler((request: McpRequestContext) => {
-    const server = createServer(hooks);
+    const server = createServer(hooks, serverOptions);
     configure?.(server);
     gate(server, { policy: registryPolicy, ...options, request });
     return server;
