@@ -1,7 +1,7 @@
-import { createServer, type Server as HttpServer } from 'node:http';
+import { createServer, type IncomingHttpHeaders, type IncomingMessage, type Server as HttpServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { toNodeHandler } from '@modelcontextprotocol/node';
-import type { McpHttpHandler } from '@modelcontextprotocol/server';
+import type { AuthInfo, McpHttpHandler } from '@modelcontextprotocol/server';
 import { clientCapabilitiesMetaKey, clientInfoMetaKey, protocolVersionMetaKey } from '../../src/adapter/envelope.js';
 
 export const modernVersion = '2026-07-28';
@@ -12,9 +12,14 @@ export interface Endpoint {
 }
 
 /** Serves a createMcpHandler handler on 127.0.0.1 at a random port, the way users mount it on node:http. */
-export async function listen(handler: McpHttpHandler | ((request: Request) => Promise<Response>)): Promise<Endpoint> {
+export async function listen(handler: McpHttpHandler | ((request: Request) => Promise<Response>), authenticate?: (headers: IncomingHttpHeaders) => AuthInfo | undefined): Promise<Endpoint> {
   const nodeHandler = typeof handler === 'function' ? toNodeHandler({ fetch: handler } as unknown as McpHttpHandler) : toNodeHandler(handler);
-  const server: HttpServer = createServer((request, response) => void nodeHandler(request, response));
+  const server: HttpServer = createServer((request, response) => {
+    // What a bearer-auth middleware does: verified auth info on `req.auth`, which toNodeHandler forwards.
+    const auth = authenticate?.(request.headers);
+    if (auth) (request as IncomingMessage & { auth?: AuthInfo }).auth = auth;
+    void nodeHandler(request, response);
+  });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
   return {
@@ -96,4 +101,11 @@ export function createBarrier(parties: number, timeoutMs = 8_000): { arrive(): P
       }
     },
   };
+}
+
+/** Test-only bearer scheme: `Authorization: Bearer scopes=a,b` yields those scopes for subject `user-1`. */
+export function authenticateTestBearer(headers: IncomingHttpHeaders): AuthInfo | undefined {
+  const match = /^Bearer scopes=(.*)$/.exec(headers.authorization ?? '');
+  if (!match) return undefined;
+  return { token: 'test', clientId: 'test-client', scopes: match[1]!.split(',').filter(Boolean), extra: { sub: 'user-1' } };
 }
