@@ -38,6 +38,7 @@ export function createGatedResourceRead(installation: Installation, sdkHandler: 
     const gated = installation.begin('resources/read', extra);
     const { view, catalog, context } = gated;
     const resource = catalog.get('resource', uri);
+    if (resource && view.isVisible(context, resource)) return sdkHandler(request, extra);
     const templates = installation.internals._registeredResourceTemplates;
     const matching = catalog.entries('resourceTemplate').filter((entry) => templates[entry.key]?.resourceTemplate.uriTemplate.match(uri));
     const sdkPick = resource ?? matching[0];
