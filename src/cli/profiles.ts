@@ -32,7 +32,7 @@ function toProfile(id: string, record: McpClientRecord): ClientProfile {
 export const clientProfiles: readonly ClientProfile[] = Object.freeze(
   Object.entries(mcpClients)
     .map(([id, record]) => toProfile(id, record))
-    .sort((left, right) => left.id.localeCompare(right.id, 'en', { sensitivity: 'base' })),
+    .sort((left, right) => (left.id.toLowerCase() < right.id.toLowerCase() ? -1 : left.id.toLowerCase() > right.id.toLowerCase() ? 1 : 0)),
 );
 
 // Names people type that match neither an id nor a title.

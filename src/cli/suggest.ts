@@ -10,7 +10,9 @@ export function closeMatches(input: string, candidates: Iterable<string>, limit 
     // Allow roughly one typo per three characters; anything further is noise, not a suggestion.
     if (score <= Math.max(1, Math.floor(wanted.length / 3))) scored.push({ candidate, score });
   }
-  scored.sort((left, right) => left.score - right.score || left.candidate.localeCompare(right.candidate));
+  // Code-unit order, not localeCompare: the same suggestions on every machine and locale.
+  const order = (candidate: string) => `${normalize(candidate)}\u0000${candidate}`;
+  scored.sort((left, right) => left.score - right.score || (order(left.candidate) < order(right.candidate) ? -1 : 1));
   return scored.slice(0, limit).map(({ candidate }) => candidate);
 }
 

@@ -76,7 +76,7 @@ export const diffCommand: Command = {
       (left, right) => primitives.indexOf(left.metadata) - primitives.indexOf(right.metadata) || left.direction.localeCompare(right.direction),
     );
     if (args.flag('json')) writeLines(io.stdout, JSON.stringify(toJson(ordered, variants, clients.length), null, 2));
-    else writeLines(io.stdout, formatChanges(ordered, variants, clients.length));
+    else writeLines(io.stdout, formatChanges(ordered, variants, clients));
     return ordered.length > 0 && args.flag('exit-code') ? exitCodes.failed : exitCodes.ok;
   },
 };
@@ -85,27 +85,46 @@ function buildVariants(endpoints: readonly string[], headers: Record<string, str
   const headerSets = Object.keys(headers).length > 0 ? [{}, headers] : [{}];
   return (endpoints.length > 0 ? endpoints : [defaultEndpoint]).flatMap((endpoint) =>
     headerSets.map((set: Record<string, string>) => {
-      const headerText = Object.entries(set).map(([name, value]) => `${name}: ${value}`).join(', ');
-      return { endpoint, headers: set, label: `on ${endpoint === '' ? '"" (stdio)' : endpoint}${headerText ? ` with ${headerText}` : ''}` };
+      // NAME=VALUE, as typed: a colon would blur with the "variant: clients" separator.
+      const headerText = Object.entries(set).map(([name, value]) => `${name}=${value}`).join(', ');
+      return { endpoint, headers: set, label: `${endpoint === '' ? '"" (stdio)' : endpoint}${headerText ? ` with ${headerText}` : ''}` };
     }),
   );
 }
 
-function formatChanges(changes: readonly Change[], variants: readonly Variant[], clientCount: number): string {
-  const checked = `${clientCount === 1 ? '1 client profile' : `${clientCount} client profiles`} × ${variants.length === 1 ? '1 request variant' : `${variants.length} request variants`}`;
+function formatChanges(changes: readonly Change[], variants: readonly Variant[], clients: readonly ClientChoice[]): string {
+  const clientCount = clients.length;
+  const variantList = variants.length === 1 ? `1 request variant, ${variants[0]!.label}` : `${variants.length} request variants: ${variants.map((variant) => variant.label).join(', ')}`;
+  const checked = `${clientCount === 1 ? '1 client profile' : `${clientCount} client profiles`} × ${variantList}`;
   if (changes.length === 0) return `No primitive appears or disappears (checked ${checked}).`;
   const lines: string[] = [];
   for (const change of changes) {
     lines.push(`${change.direction} ${describeMetadata(change.metadata)}`);
-    for (const [variant, ids] of change.clientsByVariant) lines.push(`    ${variant}: ${describeClients(ids, clientCount)}`);
+    // Variants with the same clients share a line, so a change that hits everyone reads as one line.
+    const variantsByClients = new Map<string, string[]>();
+    for (const [variant, ids] of change.clientsByVariant) {
+      const described = describeClients(ids, clients);
+      variantsByClients.set(described, [...(variantsByClients.get(described) ?? []), variant]);
+    }
+    for (const [described, labels] of variantsByClients) {
+      const where = variants.length > 1 && labels.length === variants.length ? 'every request variant' : labels.join(', ');
+      lines.push(`    ${where}: ${described}`);
+    }
   }
   const count = new Set(changes.map((change) => change.metadata)).size;
   lines.push('', `${count === 1 ? '1 primitive changes' : `${count} primitives change`} visibility (checked ${checked}).`);
   return lines.join('\n');
 }
 
-function describeClients(ids: readonly string[], total: number): string {
+/** `all 42 clients`, `cursor-vscode, Zed (2 of 42 clients)`, or for most: `all 42 clients except claude-code`. */
+function describeClients(ids: readonly string[], clients: readonly ClientChoice[]): string {
+  const total = clients.length;
   if (ids.length === total) return total === 1 ? ids[0]! : `all ${total} clients`;
+  if (ids.length > total / 2 && total > 2) {
+    const included = new Set(ids);
+    const excluded = clients.map((client) => client.profile?.id ?? client.label).filter((id) => !included.has(id));
+    return `all ${total} clients except ${excluded.join(', ')}`;
+  }
   return `${ids.join(', ')} (${ids.length} of ${total} clients)`;
 }
 

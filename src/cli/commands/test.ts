@@ -25,7 +25,11 @@ export const testCommand: Command = {
         const casesFile = await loadCasesFile(io, path);
         let loading = policies.get(casesFile.policyPath);
         if (!loading) policies.set(casesFile.policyPath, (loading = loadPolicy(io, casesFile.policyPath)));
-        const { policy } = await loading;
+        const { policy } = await loading.catch((error: unknown) => {
+          // Say which cases file needed the policy: the policy's own lines name only the policy.
+          if (error instanceof InputError) throw new InputError(`${casesFile.name}: cannot run: its policy has problems\n${error.message}`);
+          throw error;
+        });
         for (const policyCase of casesFile.cases) {
           const result = runCase(policy, policyCase);
           if (result.passed) passed++;
