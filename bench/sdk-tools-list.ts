@@ -19,11 +19,19 @@ if ((gatedResult as { tools: unknown[] }).tools.length !== toolCount) throw new 
 const [ungatedClient, gatedClient] = [await connectClient(createBenchServer(false)), await connectClient(createBenchServer(true))];
 assertSameJson('tools/list (client)', await gatedClient.listTools(), await ungatedClient.listTools());
 
+// `handler.gated-new-context`: every request carries a header value the policy reads that no
+// earlier request had, so the visible list is computed afresh (1,000 evaluations) each time.
 let requestId = 0;
+const newContextExtra = () => {
+  const extra = createExtra(++requestId) as { requestInfo: { headers: Record<string, string> } };
+  extra.requestInfo.headers['x-internal'] = `caller-${requestId}`;
+  return extra;
+};
 const handlerResults = await measureAsync(
   [
     { id: 'handler.ungated', run: () => ungatedList(request, createExtra(++requestId)) },
     { id: 'handler.gated', run: () => gatedList(request, createExtra(++requestId)) },
+    { id: 'handler.gated-new-context', run: () => gatedList(request, newContextExtra()) },
   ],
   { warmup: 5, samples: 25, batch: 4 },
 );
@@ -40,10 +48,12 @@ const clientResults = await measureAsync(
 
 const p50 = (results: typeof handlerResults, id: string) => results.find((result) => result.id === id)!.p50;
 const handlerRatio = p50(handlerResults, 'handler.gated') / p50(handlerResults, 'handler.ungated');
+const newContextRatio = p50(handlerResults, 'handler.gated-new-context') / p50(handlerResults, 'handler.ungated');
 const clientRatio = p50(clientResults, 'client.gated') / p50(clientResults, 'client.ungated');
 console.log(`tools/list, ${toolCount} tools (p50, same run)`);
-for (const result of [...handlerResults, ...clientResults]) console.log(`  ${result.id.padEnd(16)} ${formatNs(result.p50).padStart(10)}`);
+for (const result of [...handlerResults, ...clientResults]) console.log(`  ${result.id.padEnd(26)} ${formatNs(result.p50).padStart(10)}`);
 console.log(`  server handler: gated/ungated = ${handlerRatio.toFixed(3)}x (target <= 0.2x)`);
+console.log(`  server handler, a new context every request: gated/ungated = ${newContextRatio.toFixed(3)}x`);
 console.log(`  client round trip over InMemoryTransport (includes the client's zod validation of 1,000 tools): gated/ungated = ${clientRatio.toFixed(3)}x`);
 writeResults('sdk-tools-list.json', {
   bench: 'sdk-tools-list',
@@ -51,6 +61,6 @@ writeResults('sdk-tools-list.json', {
   tools: toolCount,
   policyRevision: benchPolicy.revision,
   results: [...handlerResults, ...clientResults],
-  ratios: { handlerGatedOverUngated: handlerRatio, clientGatedOverUngated: clientRatio },
+  ratios: { handlerGatedOverUngated: handlerRatio, handlerNewContextGatedOverUngated: newContextRatio, clientGatedOverUngated: clientRatio },
 });
 await Promise.all([ungatedClient.close(), gatedClient.close()]);
