@@ -78,7 +78,9 @@ export function lineAndColumn(text: string, offset: number): { line: number; col
 }
 
 export async function readJson(io: CliIo, absolutePath: string): Promise<unknown> {
-  return parseJson(await readText(io, absolutePath), displayPath(io, absolutePath));
+  // Some Windows editors save a byte-order mark, which JSON.parse rejects.
+  const text = (await readText(io, absolutePath)).replace(/^\uFEFF/, '');
+  return parseJson(text, displayPath(io, absolutePath));
 }
 
 /** Compiler-style lines: `file: path: message` (`file: message` for the whole document). */

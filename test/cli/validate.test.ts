@@ -57,6 +57,11 @@ describe('mcp-gate validate', () => {
     expect(result.code).toBe(1);
   });
 
+  it('accepts a file that starts with a byte-order mark', async () => {
+    const result = await runWith(['validate', 'bom.json'], { 'bom.json': `\uFEFF${validPolicy}` });
+    expect(result.code).toBe(0);
+  });
+
   it('checks every file and exits 1 when any is invalid', async () => {
     const result = await runWith(['validate', 'good.json', 'missing.json', 'other.json'], { 'good.json': validPolicy, 'other.json': validPolicy });
     expect(result.code).toBe(1);
