@@ -9,6 +9,13 @@ export const modernVersion = '2026-07-28';
 export interface Endpoint {
   readonly url: string;
   close(): Promise<void>;
+  /** Set for an in-process endpoint: requests go straight to the handler's web-standard face. */
+  readonly fetch?: (request: Request) => Promise<Response>;
+}
+
+/** The handler's `fetch` face without a socket, for property runs that send thousands of requests. */
+export function inProcess(handler: McpHttpHandler): Endpoint {
+  return { url: 'http://in-process.test', fetch: (request) => handler.fetch(request), close: () => handler.close() };
 }
 
 /** Serves a createMcpHandler handler on 127.0.0.1 at a random port, the way users mount it on node:http. */
@@ -66,7 +73,8 @@ export async function postModern(endpoint: Endpoint, method: string, params: Rec
   const nameField = nameSource[method];
   if (nameField !== undefined && typeof params[nameField] === 'string') headers['mcp-name'] = params[nameField] as string;
   const body = { jsonrpc: '2.0', id: options.id ?? 1, method, params: { ...params, _meta: { ...(params['_meta'] as object), ...envelope } } };
-  const response = await fetch(`${endpoint.url}${options.path ?? '/mcp'}`, { method: 'POST', headers, body: JSON.stringify(body), signal: AbortSignal.timeout(10_000) });
+  const request = new Request(`${endpoint.url}${options.path ?? '/mcp'}`, { method: 'POST', headers, body: JSON.stringify(body), signal: AbortSignal.timeout(10_000) });
+  const response = await (endpoint.fetch ?? fetch)(request);
   const text = await response.text();
   return { status: response.status, body: text === '' ? {} : (JSON.parse(text) as RpcAnswer['body']), headers: response.headers };
 }
