@@ -111,34 +111,62 @@ export interface RequestContextInput {
   auth?: Partial<RequestContext['auth']>;
 }
 
-/** Builds a frozen RequestContext, lower-casing header names; missing parts get empty defaults. */
+/**
+ * Builds a frozen RequestContext, lower-casing header names (repeated names are joined with
+ * ", "); missing parts get empty defaults. Capabilities and claims are copied as plain data, so
+ * the context never shares or freezes an object the SDK owns. Runs on every request: it freezes
+ * level by level instead of walking, and copies a given capabilities object only once.
+ */
 export function createRequestContext(input: RequestContextInput = {}): RequestContext {
+  const { request, client, auth } = input;
   const headers: Record<string, string> = {};
-  for (const [name, value] of Object.entries(input.request?.headers ?? {})) {
-    const key = name.toLowerCase();
-    if (key === '__proto__') continue;
-    headers[key] = headers[key] === undefined ? value : `${headers[key]}, ${value}`;
+  const sourceHeaders = request?.headers;
+  if (sourceHeaders) {
+    for (const name of Object.keys(sourceHeaders)) {
+      const value = sourceHeaders[name];
+      if (typeof value !== 'string') continue;
+      const key = name.toLowerCase();
+      if (key === '__proto__') continue;
+      headers[key] = Object.hasOwn(headers, key) ? `${headers[key]}, ${value}` : value;
+    }
   }
-  return deepFreeze({
-    request: {
-      method: input.request?.method ?? '',
-      headers,
-      endpoint: input.request?.endpoint ?? '',
-      sessionId: input.request?.sessionId,
-      protocolVersion: input.request?.protocolVersion,
-    },
-    client: {
-      name: input.client?.name,
-      version: input.client?.version,
-      capabilities: copyPlainData(input.client?.capabilities) as RequestContext['client']['capabilities'],
-    },
-    auth: {
-      clientId: input.auth?.clientId,
-      subject: input.auth?.subject,
-      scopes: [...(input.auth?.scopes ?? [])],
-      claims: (copyPlainData(input.auth?.claims) ?? {}) as Record<string, unknown>,
-    },
+  return Object.freeze({
+    request: Object.freeze({
+      method: request?.method ?? '',
+      headers: Object.freeze(headers),
+      endpoint: request?.endpoint ?? '',
+      sessionId: request?.sessionId,
+      protocolVersion: request?.protocolVersion,
+    }),
+    client: Object.freeze({
+      name: client?.name,
+      version: client?.version,
+      capabilities: frozenCapabilities(client?.capabilities),
+    }),
+    auth: Object.freeze({
+      clientId: auth?.clientId,
+      subject: auth?.subject,
+      scopes: Object.freeze((auth?.scopes ?? []).filter((scope) => typeof scope === 'string')),
+      claims: (copyPlainData(auth?.claims) ?? emptyRecord) as Record<string, unknown>,
+    }),
   });
+}
+
+const emptyRecord = Object.freeze({});
+const capabilityCopies = new WeakMap<object, RequestContext['client']['capabilities']>();
+
+/** A session declares its capabilities once and sends many requests: copy each object once. */
+function frozenCapabilities(source: RequestContext['client']['capabilities']): RequestContext['client']['capabilities'] {
+  if (source === undefined) return undefined;
+  if (source === null || typeof source !== 'object') return emptyRecord;
+  const known = capabilityCopies.get(source);
+  if (known !== undefined) return known;
+  const copy = copyPlainData(source) as RequestContext['client']['capabilities'];
+  // An array or a class instance is not a capability map: it declares nothing (fail closed),
+  // which differs from declaring no capabilities at all (onMissingCapabilities).
+  const capabilities = copy !== undefined && !Array.isArray(copy) ? copy : emptyRecord;
+  capabilityCopies.set(source, capabilities);
+  return capabilities;
 }
 
 /** Builds frozen PrimitiveMetadata from a kind, a name and the author's annotation; header names lower-cased. */
@@ -178,7 +206,7 @@ function copyPlainData(value: unknown, ancestors: unknown[] = []): unknown {
   ancestors.push(value);
   let copy: unknown;
   if (Array.isArray(value)) {
-    copy = value.map((item) => copyPlainData(item, ancestors) ?? null);
+    copy = Object.freeze(value.map((item) => copyPlainData(item, ancestors) ?? null));
   } else {
     const record: Record<string, unknown> = {};
     for (const key of Object.keys(value)) {
@@ -186,7 +214,7 @@ function copyPlainData(value: unknown, ancestors: unknown[] = []): unknown {
       const item = copyPlainData((value as Record<string, unknown>)[key], ancestors);
       if (item !== undefined) record[key] = item;
     }
-    copy = record;
+    copy = Object.freeze(record);
   }
   ancestors.pop();
   return copy;
