@@ -3,6 +3,7 @@ import type { PrimitiveMetadata } from '../core/context.js';
 import type { CatalogEntry } from '../adapter/catalog.js';
 import { readEnvelope, type RequestEnvelope } from '../adapter/envelope.js';
 import type { GatedRequest, Installation } from './installation.js';
+import type { RequestSources } from './request-context.js';
 import type { McpServerInternals } from './server-internals.js';
 
 type Challenge = ScopeChallenge | undefined | Promise<ScopeChallenge | undefined>;
@@ -27,7 +28,7 @@ export function gatePreDispatchChecks(installation: Installation): void {
     // depends on it, skip the header check rather than let its 400 reveal a hidden tool.
     const hasHttp = installation.factoryRequest?.requestInfo !== undefined;
     if (!isDecidable(installation, candidates, { hasHttp, hasEnvelope: false })) return undefined;
-    const gated = installation.beginWith({ ...sourcesOf(installation, undefined), method: 'tools/call', envelope: {} });
+    const gated = installation.beginWith(preDispatchSources(installation, 'tools/call', {}, undefined));
     const chosen = gated.view.resolveTool(gated.catalog, name, gated.context);
     return chosen === undefined ? undefined : sdkInputSchema.call(server, chosen.key);
   };
@@ -36,7 +37,7 @@ export function gatePreDispatchChecks(installation: Installation): void {
     const { request } = challengeContext;
     const params = (request.params ?? {}) as Record<string, unknown>;
     const hasHttp = installation.factoryRequest?.requestInfo !== undefined;
-    const sources = { ...sourcesOf(installation, challengeContext.authInfo), method: request.method, envelope: readEnvelope(params['_meta']) };
+    const sources = preDispatchSources(installation, request.method, readEnvelope(params['_meta']), challengeContext.authInfo);
     const decidable = (entries: readonly CatalogEntry[]) => isDecidable(installation, entries, { hasHttp, hasEnvelope: true });
     const catalog = installation.catalog();
     if (request.method === 'tools/call' && typeof params['name'] === 'string') {
@@ -91,9 +92,10 @@ function resourceChallenge(installation: Installation, uri: string, steps: Resou
   return fallback ? steps.template(fallback.key) : undefined;
 }
 
-function sourcesOf(installation: Installation, authInfo: AuthInfo | undefined) {
+/** A pre-dispatch hook's request: the envelope it was shown (`{}` when none yet), the factory's HTTP request and auth. */
+function preDispatchSources(installation: Installation, method: string, envelope: RequestEnvelope | undefined, authInfo: AuthInfo | undefined): RequestSources {
   const factory = installation.factoryRequest;
-  return { httpRequest: factory?.requestInfo, authInfo: authInfo ?? factory?.authInfo, sessionId: undefined, envelope: undefined as RequestEnvelope | undefined };
+  return { method, envelope, httpRequest: factory?.requestInfo, authInfo: authInfo ?? factory?.authInfo, sessionId: undefined };
 }
 
 /**
