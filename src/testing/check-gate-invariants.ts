@@ -1,0 +1,153 @@
+import fc from 'fast-check';
+import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import type { Policy } from '../core/policy/types.js';
+import type { PolicyDocument } from '../core/policy/schema.js';
+import { createGate, type Gate, type GateOptions } from '../sdk/index.js';
+import { callers, profileCallers, type Caller } from './callers.js';
+import { connectAsCaller } from './connect.js';
+import { GateInvariantError } from './errors.js';
+import { checkObservation, compareObservations } from './invariants.js';
+import { expectedView } from './oracle.js';
+import { observe, type Observation } from './probe.js';
+import { diffRegistry, fingerprintRegistry, readRegistry, type RegisteredPrimitive } from './registry.js';
+
+export interface CheckGateInvariantsOptions {
+  /** Gate options besides `policy` (`metadata`, `pageSize`, …); `denied: 'explain'` is refused, hidden must equal unknown. */
+  readonly gate?: Omit<GateOptions, 'policy'>;
+  /** Who calls (default `callers()`: every real client profile and synthetic clients, headers, endpoints, auth). */
+  readonly callers?: fc.Arbitrary<Caller>;
+  /** Callers served side by side in one run (default 3). */
+  readonly callersPerRun?: number;
+  /** Random runs (default 20), after one run per batch of real client profiles. */
+  readonly numRuns?: number;
+  /** Fixed by default so CI is repeatable; the error names it with the replay path. */
+  readonly seed?: number;
+  readonly path?: string;
+  /** Check every profile of `mcp-client-capabilities` once, before the random runs (default true). */
+  readonly everyClientProfile?: boolean;
+  /** Arguments of each probing `tools/call` (default `{}`: tools with required arguments fail validation before their handler runs). */
+  readonly toolArguments?: (name: string) => Record<string, unknown>;
+  /** Milliseconds any one request may take (default 10,000). */
+  readonly timeout?: number;
+  /** Also require the lists to hold exactly what `policy.evaluate` decides (default true). */
+  readonly checkPolicy?: boolean;
+}
+
+export interface GateInvariantsReport {
+  readonly seed: number;
+  readonly runs: number;
+  readonly callers: number;
+  readonly requests: number;
+}
+
+export const defaultSeed = 20261130;
+
+interface Served {
+  readonly observation: Observation;
+  readonly registry: readonly RegisteredPrimitive[];
+  readonly violations: readonly string[];
+}
+
+/**
+ * Serves random callers from fresh instances of your server behind the gate and throws a
+ * GateInvariantError (seed, shrunk callers, every violation) unless, for each caller: listed ⇔
+ * usable for tools, prompts, resources and templates; hidden answers equal unknown ones; the
+ * registry and its entries are untouched and no list_changed is sent; sequential, concurrent and
+ * fresh-gate executions agree; and (by default) the lists are what the policy decides.
+ * Runner-agnostic: await it in vitest, jest or node:test.
+ */
+export async function checkGateInvariants(
+  createServer: () => McpServer | Promise<McpServer>,
+  policy: Policy | PolicyDocument,
+  options: CheckGateInvariantsOptions = {},
+): Promise<GateInvariantsReport> {
+  if (typeof createServer !== 'function') throw new TypeError('mcp-gate/testing: createServer must be a function returning a new McpServer');
+  if (options.gate?.denied === 'explain') throw new TypeError('mcp-gate/testing: option "gate.denied" must be "hide": with "explain", hidden answers differ from unknown ones by design');
+  const perRun = positiveInteger(options.callersPerRun ?? 3, 'callersPerRun');
+  const timeout = positiveInteger(options.timeout ?? 10_000, 'timeout');
+  const gateOptions: GateOptions = { ...options.gate, policy };
+  const sharedGate = createGate(gateOptions);
+  const settings = { timeout, toolArguments: options.toolArguments ?? (() => ({})), maxPages: 1000 };
+  let requests = 0;
+  let callerCount = 0;
+
+  async function serve(gate: Gate, caller: Caller, concurrent: boolean): Promise<Served> {
+    const server = await createServer();
+    const registry = readRegistry(server);
+    const before = fingerprintRegistry(server);
+    gate.install(server);
+    const connection = await connectAsCaller(server, caller);
+    try {
+      const observation = await observe(connection.client, registry, { ...settings, concurrent });
+      requests += observation.requests;
+      const violations: string[] = diffRegistry(before, fingerprintRegistry(server)).map((line) => `registry unchanged: ${line}`);
+      for (const method of connection.listChanges) violations.push(`registry unchanged: the client received ${method} during ordinary traffic`);
+      return { observation, registry, violations };
+    } finally {
+      await connection.close();
+    }
+  }
+
+  async function checkBatch(batch: readonly Caller[]): Promise<string[]> {
+    callerCount += batch.length;
+    const sequential: Served[] = [];
+    for (const caller of batch) sequential.push(await serve(sharedGate, caller, false));
+    const concurrent = await Promise.all(batch.map((caller) => serve(sharedGate, caller, true)));
+    const freshGate = createGate(gateOptions);
+    const fresh: Served[] = [];
+    for (const caller of batch) fresh.push(await serve(freshGate, caller, false));
+    return batch.flatMap((caller, index) => {
+      const [first, second, third] = [sequential[index]!, concurrent[index]!, fresh[index]!];
+      const expected = options.checkPolicy === false ? undefined : expectedView(sharedGate.policy, first.registry, caller, options.gate ?? {});
+      const lines = [
+        ...first.violations,
+        ...second.violations,
+        ...third.violations,
+        ...checkObservation(first.observation, first.registry, expected),
+        ...compareObservations('sequential', first.observation, 'concurrent', second.observation),
+        ...compareObservations('sequential', first.observation, 'another server instance and gate', third.observation),
+      ];
+      return [...new Set(lines)].map((line) => `caller ${index + 1}: ${line}`);
+    });
+  }
+
+  const batches = fc.array(options.callers ?? callers(), { minLength: 1, maxLength: perRun });
+  const property = fc.asyncProperty(batches, async (batch) => {
+    const violations = await checkBatch(batch);
+    if (violations.length > 0) throw new InvariantViolations(violations);
+  });
+  const examples: [Caller[]][] = [];
+  if (options.everyClientProfile !== false) {
+    const profiles = profileCallers();
+    for (let start = 0; start < profiles.length; start += perRun) examples.push([profiles.slice(start, start + perRun)]);
+  }
+  const details = await fc.check(property, {
+    seed: options.seed ?? defaultSeed,
+    numRuns: (options.numRuns ?? 20) + examples.length,
+    examples,
+    ...(options.path === undefined ? {} : { path: options.path }),
+  });
+  if (details.failed) {
+    const error = details.errorInstance;
+    throw new GateInvariantError({
+      seed: details.seed,
+      path: details.counterexamplePath ?? undefined,
+      counterexample: details.counterexample?.[0],
+      violations: error instanceof InvariantViolations ? error.violations : [`the check itself failed: ${error instanceof Error ? error.stack ?? error.message : String(error)}`],
+      runs: details.numRuns,
+      shrinks: details.numShrinks,
+    });
+  }
+  return { seed: details.seed, runs: details.numRuns, callers: callerCount, requests };
+}
+
+class InvariantViolations extends Error {
+  constructor(readonly violations: readonly string[]) {
+    super(violations.join('\n'));
+  }
+}
+
+function positiveInteger(value: number, option: string): number {
+  if (!Number.isSafeInteger(value) || value < 1) throw new TypeError(`mcp-gate/testing: option "${option}" must be a positive integer, got ${String(value)}`);
+  return value;
+}

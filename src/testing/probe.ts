@@ -1,0 +1,124 @@
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { UriTemplate } from '@modelcontextprotocol/sdk/shared/uriTemplate.js';
+import type { RegisteredPrimitive } from './registry.js';
+
+/** Names no server registers: what "unknown" answers look like on this server. */
+export const sentinels = {
+  tool: 'mcp-gate-testing-unknown-tool',
+  prompt: 'mcp-gate-testing-unknown-prompt',
+  resources: ['mcp-gate-testing://unknown', 'urn:mcp-gate-testing:unknown', 'about:mcp-gate-testing-unknown'],
+  template: 'mcp-gate-testing://unknown/{id}',
+} as const;
+
+/** The value template variables are expanded with when reading through a template. */
+export const templateValue = 'mcp-gate-testing';
+
+const methodNotFound = -32601;
+
+export type ListName = 'tools' | 'prompts' | 'resources' | 'templates';
+type Item = Record<string, unknown>;
+
+/** Everything one caller saw: every list (all pages) and the answer to every probe, as JSON. */
+export interface Observation {
+  readonly lists: Readonly<Record<ListName, readonly Item[]>>;
+  /** `call:NAME`, `get:NAME`, `complete-prompt:NAME`, `read:URI`, `complete-template:URITEMPLATE` → outcome JSON. */
+  readonly answers: ReadonlyMap<string, string>;
+  readonly requests: number;
+}
+
+export interface ProbeOptions {
+  readonly concurrent: boolean;
+  readonly timeout: number;
+  readonly toolArguments: (name: string) => Record<string, unknown>;
+  /** Most pages followed per list. */
+  readonly maxPages: number;
+}
+
+/** The outcome of a request as comparable JSON: its result, or its error's code, message and data. */
+export async function settle(promise: Promise<unknown>): Promise<string> {
+  try {
+    return JSON.stringify({ result: await promise });
+  } catch (error) {
+    const { code, message, data } = error as { code?: unknown; message?: unknown; data?: unknown };
+    return JSON.stringify({ error: { code, message, data } });
+  }
+}
+
+/** The variable names of a URI template (`users://{id}/x{?q}` → id, q). */
+export function templateVariables(uriTemplate: string): string[] {
+  return [...uriTemplate.matchAll(/\{[+#./;?&]?([^}]*)\}/g)].flatMap((match) => match[1]!.split(',').map((name) => name.replace(/[*]|:\d+$/g, '')));
+}
+
+export function expandTemplate(uriTemplate: string): string {
+  return new UriTemplate(uriTemplate).expand(Object.fromEntries(templateVariables(uriTemplate).map((name) => [name, templateValue])));
+}
+
+/** Asks everything a caller can ask about every registered primitive, plus the sentinels. */
+export async function observe(client: Client, registry: readonly RegisteredPrimitive[], options: ProbeOptions): Promise<Observation> {
+  let requests = 0;
+  const requestOptions = { timeout: options.timeout };
+  const run = async <T>(tasks: (() => Promise<T>)[]): Promise<T[]> => {
+    requests += tasks.length;
+    if (options.concurrent) return Promise.all(tasks.map((task) => task()));
+    const results: T[] = [];
+    for (const task of tasks) results.push(await task());
+    return results;
+  };
+
+  const listAll = async (name: ListName): Promise<Item[]> => {
+    const items: Item[] = [];
+    let cursor: string | undefined;
+    for (let page = 0; page < options.maxPages; page++) {
+      if (page > 0) requests++;
+      const params = cursor === undefined ? {} : { cursor };
+      let result: { nextCursor?: string | undefined } & Record<string, unknown>;
+      try {
+        result =
+          name === 'tools' ? await client.listTools(params, requestOptions)
+          : name === 'prompts' ? await client.listPrompts(params, requestOptions)
+          : name === 'resources' ? await client.listResources(params, requestOptions)
+          : await client.listResourceTemplates(params, requestOptions);
+      } catch (error) {
+        // A server without any prompt (say) does not serve prompts/list at all: nothing is listed.
+        if (page === 0 && (error as { code?: unknown }).code === methodNotFound) return items;
+        throw error;
+      }
+      items.push(...(result[name === 'templates' ? 'resourceTemplates' : name] as Item[]));
+      cursor = result.nextCursor;
+      if (cursor === undefined) return items;
+    }
+    throw new Error(`${name} list still had a next page after ${options.maxPages} pages`);
+  };
+  const listNames: ListName[] = ['tools', 'prompts', 'resources', 'templates'];
+  const pages = await run(listNames.map((name) => () => listAll(name)));
+  const lists = Object.fromEntries(listNames.map((name, index) => [name, pages[index]!])) as Record<ListName, Item[]>;
+
+  const keysOf = (kind: RegisteredPrimitive['kind']) => registry.filter((primitive) => primitive.kind === kind);
+  const names = (items: readonly Item[], field: string) => items.map((item) => String(item[field]));
+  const unique = (...groups: (readonly string[])[]) => [...new Set(groups.flat())];
+  const tools = unique(keysOf('tool').map((tool) => tool.key), names(lists.tools, 'name'), [sentinels.tool]);
+  const prompts = unique(keysOf('prompt').map((prompt) => prompt.key), names(lists.prompts, 'name'), [sentinels.prompt]);
+  const templates = unique(keysOf('resourceTemplate').map((template) => template.uriTemplate!.toString()), names(lists.templates, 'uriTemplate'), [sentinels.template]);
+  const resources = unique(
+    keysOf('resource').map((resource) => resource.key),
+    names(lists.resources, 'uri'),
+    templates.map(expandTemplate),
+    sentinels.resources,
+  );
+
+  const probes: [string, () => Promise<string>][] = [
+    ...tools.map((name): [string, () => Promise<string>] => [`call:${name}`, () => settle(client.callTool({ name, arguments: options.toolArguments(name) }, undefined, requestOptions))]),
+    ...prompts.map((name): [string, () => Promise<string>] => [`get:${name}`, () => settle(client.getPrompt({ name, arguments: {} }, requestOptions))]),
+    ...prompts.map((name): [string, () => Promise<string>] => [
+      `complete-prompt:${name}`,
+      () => settle(client.complete({ ref: { type: 'ref/prompt', name }, argument: { name: 'x', value: '' } }, requestOptions)),
+    ]),
+    ...resources.map((uri): [string, () => Promise<string>] => [`read:${uri}`, () => settle(client.readResource({ uri }, requestOptions))]),
+    ...templates.map((uri): [string, () => Promise<string>] => [
+      `complete-template:${uri}`,
+      () => settle(client.complete({ ref: { type: 'ref/resource', uri }, argument: { name: templateVariables(uri)[0] ?? 'x', value: '' } }, requestOptions)),
+    ]),
+  ];
+  const outcomes = await run(probes.map(([, probe]) => probe));
+  return { lists, answers: new Map(probes.map(([key], index) => [key, outcomes[index]!])), requests };
+}
