@@ -8,15 +8,24 @@ export { compilePredicate } from './core/policy/predicate.js';
 export type { CompilePredicateOptions, Predicate } from './core/policy/predicate.js';
 export { compilePolicy } from './core/policy/compile-policy.js';
 export type { CompilePolicyOptions } from './core/policy/compile-policy.js';
-export { createPolicyJsonSchema, policyDocumentSchema } from './core/policy/schema.js';
+export { createPolicyJsonSchema, policyDocumentSchema, toPolicyIssues } from './core/policy/schema.js';
 export type { PolicyDocument, PolicyRule } from './core/policy/schema.js';
-export type { Decision, DecisionReason, Effect, EvaluationErrorHandler, Policy } from './core/policy/types.js';
+export type {
+  Decision,
+  DecisionReason,
+  Effect,
+  EvaluationErrorHandler,
+  Policy,
+  PolicyRuleSummary,
+  UnmetRequirement,
+} from './core/policy/types.js';
 export { createVisibilityFilter } from './core/policy/visibility-filter.js';
 export type { VisibilityFilter, VisibilityFilterOptions } from './core/policy/visibility-filter.js';
 export {
   createPrimitiveMetadata,
   createRequestContext,
   primitiveAnnotationSchema,
+  primitiveKindSchema,
   primitiveMetadataSchema,
   requestContextSchema,
 } from './core/context.js';

@@ -25,6 +25,8 @@ export function createTestPolicy(rule: Rule, calls?: { evaluations: number }): P
     JSON.stringify([context.request.headers, context.request.endpoint, context.request.sessionId ?? null, context.client, context.auth]);
   return {
     revision: `test-${++revisions}`,
+    default: 'deny',
+    rules: [{ id: 'test', effect: 'allow' }],
     reads: ['*'],
     callerSpecific: true,
     cacheable: true,

@@ -8,9 +8,9 @@ import { compileContextKey } from './context-key.js';
 import { createContextScope } from './context-scope.js';
 import { reportError } from './predicate.js';
 import { canonicalJson, contentHash } from './revision.js';
-import { requirementReads, type MissingCapabilities } from './requirements.js';
+import { describeUnmet, requirementReads, type MissingCapabilities } from './requirements.js';
 import { compileAppliesTo, createPlanner, type CompiledPolicyRule } from './rule-plan.js';
-import { policyDocumentSchema, toPolicyIssues, type NormalizedPolicyDocument, type PolicyDocument } from './schema.js';
+import { policyDocumentSchema, toPolicyIssues, type NormalizedPolicyDocument, type PolicyDocument, type PolicyRule } from './schema.js';
 import type { Decision, EvaluationErrorHandler, Policy } from './types.js';
 
 export interface CompilePolicyOptions extends CompileLogicOptions {
@@ -25,23 +25,45 @@ export interface CompilePolicyOptions extends CompileLogicOptions {
 export function compilePolicy(document: PolicyDocument | unknown, options: CompilePolicyOptions = {}): Policy {
   const issues: PolicyIssue[] = [];
   const parsed = policyDocumentSchema.safeParse(document);
-  if (!parsed.success) issues.push(...toPolicyIssues(parsed.error));
-  const normalized = parsed.success ? parsed.data : undefined;
   const reads = new Set<string>();
-  const rules = normalized ? compileRules(normalized, options, reads, issues) : [];
-  if (issues.length > 0 || !normalized) throw new PolicyCompileError(issues, options.source ?? 'policy');
-  return createPolicy(normalized, rules, reads, options);
+  if (!parsed.success) {
+    issues.push(...toPolicyIssues(parsed.error));
+    // Still compile every rule condition that can be found, so one pass reports every issue.
+    compileRules(salvageRules(document), options, reads, issues);
+    throw new PolicyCompileError(sortIssues(issues), options.source ?? 'policy');
+  }
+  const rules = compileRules(parsed.data.rules, options, reads, issues);
+  if (issues.length > 0) throw new PolicyCompileError(issues, options.source ?? 'policy');
+  return createPolicy(parsed.data, rules, reads, options);
+}
+
+/** The rules of a document that failed validation, as far as they can be read, with their indexes. */
+function salvageRules(document: unknown): Array<Pick<PolicyRule, 'id' | 'when'> & { index: number }> {
+  const rules = (document as { rules?: unknown } | null)?.rules;
+  if (!Array.isArray(rules)) return [];
+  return rules.flatMap((rule: unknown, index) => {
+    if (rule === null || typeof rule !== 'object' || Array.isArray(rule)) return [];
+    const { id, when } = rule as { id?: unknown; when?: unknown };
+    return [{ index, id: typeof id === 'string' ? id : `#${index}`, when }];
+  });
+}
+
+/** Document order: issues sorted by their position (`rules[2]…` after `rules[1]…`), stable otherwise. */
+function sortIssues(issues: PolicyIssue[]): PolicyIssue[] {
+  const position = (path: string) => Number(/^rules\[(\d+)\]/.exec(path)?.[1] ?? -1);
+  return issues.map((issue, order) => ({ issue, order })).sort((a, b) => position(a.issue.path) - position(b.issue.path) || a.order - b.order).map(({ issue }) => issue);
 }
 
 function compileRules(
-  document: NormalizedPolicyDocument,
+  documentRules: ReadonlyArray<Partial<PolicyRule> & Pick<PolicyRule, 'id'> & { index?: number }>,
   options: CompilePolicyOptions,
   reads: Set<string>,
   issues: PolicyIssue[],
 ): CompiledPolicyRule[] {
   const scope = createContextScope(reads);
   const seen = new Map<string, number>();
-  return document.rules.map((rule, index) => {
+  return documentRules.map((rule, position) => {
+    const index = rule.index ?? position;
     const path = joinPath('rules', index);
     const earlier = seen.get(rule.id);
     if (earlier !== undefined) {
@@ -54,7 +76,7 @@ function compileRules(
       const { root } = compileRuleCollectingIssues(rule.when, { ...options, scope, path: `${path}.when` }, issues);
       when = root.isConstant ? (isTruthy(root.constant) ? null : () => false) : root.evaluate;
     }
-    return { id: rule.id, description: rule.description, effect: rule.effect, appliesTo: compileAppliesTo(rule.appliesTo), when };
+    return { id: rule.id, description: rule.description, effect: rule.effect ?? 'deny', appliesTo: compileAppliesTo(rule.appliesTo), when };
   });
 }
 
@@ -107,13 +129,13 @@ function createPolicy(
     try {
       const plan = planFor(primitive);
       const unmet = plan.requirements.unmet(context);
-      if (unmet !== null) return decision(false, 'requirement', undefined, unmet);
+      if (unmet !== null) return Object.freeze({ allowed: false, reason: 'requirement' as const, ruleId: undefined, message: describeUnmet(unmet), unmet });
       for (const rule of [...plan.deny, ...plan.allow]) {
         ruleId = rule.id;
         if (rule.when !== null && !isTruthy(rule.when(context, primitive))) continue;
         const verb = rule.effect === 'allow' ? 'allowed' : 'denied';
         const detail = rule.description ? `: ${rule.description}` : '';
-        return decision(rule.effect === 'allow', 'rule', rule.id, `${verb} by rule "${rule.id}"${detail}`);
+        return decision(rule.effect === 'allow', 'rule', rule.id, `${verb} by rule "${rule.id}"${detail}`, rule.description);
       }
       return decision(allowByDefault, 'default', undefined, `no rule matched; default is ${document.default}`);
     } catch (error) {
@@ -127,6 +149,8 @@ function createPolicy(
 
   return Object.freeze({
     revision: contentHash(canonicalJson(content)),
+    default: document.default,
+    rules: Object.freeze(rules.map(({ id, effect, description }) => Object.freeze({ id, effect, description }))),
     reads,
     callerSpecific: reads.some(isCallerPath),
     cacheable: options.operators === undefined || Object.keys(options.operators).length === 0,
@@ -143,6 +167,6 @@ export function isCallerPath(path: string): boolean {
   return !(path === 'request.method' || path === 'primitive' || path.startsWith('primitive.'));
 }
 
-function decision(allowed: boolean, reason: Decision['reason'], ruleId: string | undefined, message: string): Decision {
-  return Object.freeze({ allowed, reason, ruleId, message });
+function decision(allowed: boolean, reason: Decision['reason'], ruleId: string | undefined, message: string, description?: string): Decision {
+  return Object.freeze(description === undefined ? { allowed, reason, ruleId, message } : { allowed, reason, ruleId, message, description });
 }

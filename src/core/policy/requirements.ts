@@ -1,14 +1,29 @@
 import { compilePresenceCheck, type PresenceCheck } from '../logic/capability-path.js';
 import { compileGlob, type GlobMatcher } from '../logic/glob-matcher.js';
 import type { PrimitiveMetadata, RequestContext } from '../context.js';
+import type { UnmetRequirement } from './types.js';
 
 export type MissingCapabilities = 'deny' | 'allow';
 
-/** The metadata requirements of one primitive, compiled once; `check` returns null when met, else why not. */
+/** The metadata requirements of one primitive, compiled once; `unmet` returns null when met, else which one is not. */
 export interface RequirementCheck {
   readonly isEmpty: boolean;
   met(context: RequestContext): boolean;
-  unmet(context: RequestContext): string | null;
+  unmet(context: RequestContext): UnmetRequirement | null;
+}
+
+/** The sentence `explain` shows for an unmet requirement. */
+export function describeUnmet(unmet: UnmetRequirement): string {
+  switch (unmet.kind) {
+    case 'capability':
+      return `requires client capability "${unmet.capability}"`;
+    case 'capabilities-undeclared':
+      return `client did not declare its capabilities; requires ${unmet.capabilities.map((path) => `"${path}"`).join(', ')}`;
+    case 'header':
+      return `requires header "${unmet.header}: ${unmet.value}"`;
+    case 'endpoint':
+      return `not available on endpoint "${unmet.endpoint}" (only ${unmet.allowed.join(', ')})`;
+  }
 }
 
 export const noRequirements: RequirementCheck = { isEmpty: true, met: () => true, unmet: () => null };
@@ -38,16 +53,16 @@ export function compileRequirements(primitive: PrimitiveMetadata, onMissingCapab
     unmet(context) {
       const declared = context.client.capabilities;
       if (capabilities.length > 0 && declared === undefined && onMissingCapabilities === 'deny') {
-        return `client did not declare its capabilities; requires ${capabilities.map(({ path }) => `"${path}"`).join(', ')}`;
+        return { kind: 'capabilities-undeclared', capabilities: capabilities.map(({ path }) => path) };
       }
       if (declared !== undefined) {
         const missing = capabilities.find(({ present }) => !present(declared));
-        if (missing) return `requires client capability "${missing.path}"`;
+        if (missing) return { kind: 'capability', capability: missing.path };
       }
       const header = headers.find(({ name, value }) => context.request.headers[name] !== value);
-      if (header) return `requires header "${header.name}: ${header.value}"`;
+      if (header) return { kind: 'header', header: header.name, value: header.value };
       if (endpoints.length > 0 && !endpoints.some((matches) => matches(context.request.endpoint))) {
-        return `not available on endpoint "${context.request.endpoint}" (only ${primitive.endpoints.join(', ')})`;
+        return { kind: 'endpoint', endpoint: context.request.endpoint, allowed: primitive.endpoints };
       }
       return null;
     },

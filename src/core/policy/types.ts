@@ -12,6 +12,24 @@ export interface Decision {
   readonly ruleId?: string | undefined;
   /** A sentence for humans, e.g. `requires client capability "sampling"`. */
   readonly message: string;
+  /** The deciding rule's description, when it has one. */
+  readonly description?: string | undefined;
+  /** The unmet requirement when `reason` is `requirement`. */
+  readonly unmet?: UnmetRequirement | undefined;
+}
+
+/** Which metadata requirement a request did not meet. */
+export type UnmetRequirement =
+  | { readonly kind: 'capability'; readonly capability: string }
+  | { readonly kind: 'capabilities-undeclared'; readonly capabilities: readonly string[] }
+  | { readonly kind: 'header'; readonly header: string; readonly value: string }
+  | { readonly kind: 'endpoint'; readonly endpoint: string; readonly allowed: readonly string[] };
+
+/** A rule as the policy holds it (without its compiled condition). */
+export interface PolicyRuleSummary {
+  readonly id: string;
+  readonly effect: Effect;
+  readonly description?: string | undefined;
 }
 
 /** Called once per failed evaluation; the primitive is hidden for that request (fail closed). */
@@ -21,6 +39,9 @@ export type EvaluationErrorHandler = (error: PolicyError | Error, where: { ruleI
 export interface Policy {
   /** Content hash of the normalized document: equal documents have equal revisions. */
   readonly revision: string;
+  /** The default effect and the rules, in document order. */
+  readonly default: Effect;
+  readonly rules: readonly PolicyRuleSummary[];
   /**
    * Context paths the policy reads (`request.headers.x-canary`, `client.capabilities`, …), sorted.
    * Two contexts equal on these paths get the same decisions.

@@ -60,7 +60,11 @@ describe('compilePolicy', () => {
       reason: 'requirement',
       ruleId: undefined,
       message: 'requires client capability "sampling"',
+      unmet: { kind: 'capability', capability: 'sampling' },
     });
+    expect(policy.explain(context(), summarize).unmet).toEqual({ kind: 'capabilities-undeclared', capabilities: ['sampling'] });
+    expect(policy.explain(context(), admin).unmet).toEqual({ kind: 'endpoint', endpoint: '/mcp', allowed: ['/mcp/admin'] });
+    expect(policy.explain(context(), beta).unmet).toEqual({ kind: 'header', header: 'x-beta', value: 'yes' });
     expect(policy.explain(context(), summarize).message).toBe('client did not declare its capabilities; requires "sampling"');
     expect(policy.explain(context({ request: { endpoint: '/mcp' } }), admin).message).toBe('not available on endpoint "/mcp" (only /mcp/admin)');
     expect(policy.evaluate(context({ request: { endpoint: '/mcp/admin' } }), admin)).toBe(true);
@@ -91,7 +95,10 @@ describe('compilePolicy', () => {
       reason: 'rule',
       ruleId: 'cursor',
       message: 'allowed by rule "cursor": Cursor users',
+      description: 'Cursor users',
     });
+    expect(policy.rules).toEqual([{ id: 'cursor', effect: 'allow', description: 'Cursor users' }]);
+    expect(policy.default).toBe('deny');
     expect(policy.explain(context(), tool('a'))).toEqual({ allowed: false, reason: 'default', ruleId: undefined, message: 'no rule matched; default is deny' });
   });
 
@@ -126,8 +133,17 @@ describe('compilePolicy', () => {
     } catch (error) {
       expect(error).toBeInstanceOf(PolicyCompileError);
       const issues = (error as PolicyCompileError).issues;
-      expect(issues.map((issue) => issue.path)).toEqual(['version', 'default', 'rules[1].appliesTo.kinds[0]', 'rules[2]']);
-      expect((error as Error).message.split('\n')[0]).toBe('invalid policies/bad.json (4 issues):');
+      // Rule conditions are compiled even though the document's shape is wrong: one pass, every issue.
+      expect(issues.map((issue) => issue.path)).toEqual([
+        'version',
+        'default',
+        'rules[0].when.startswith',
+        'rules[1].appliesTo.kinds[0]',
+        'rules[1].id',
+        'rules[2]',
+        'rules[2].when.var',
+      ]);
+      expect((error as Error).message.split('\n')[0]).toBe('invalid policies/bad.json (7 issues):');
     }
   });
 
