@@ -33,7 +33,7 @@ const inAppliesTo = (key: string, value: unknown) => (rule: Record<string, unkno
 const schema = (label: string, at: string, apply: Defect['apply']): Defect => ({ label, at, code: 'invalid_document', apply });
 const when = (label: string, at: string, code: PolicyIssueCode, condition: unknown): Defect => ({
   label,
-  at: `when${at}`,
+  at: `.when${at}`,
   code,
   apply: set('when', condition),
 });

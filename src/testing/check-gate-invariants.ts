@@ -67,6 +67,8 @@ export async function checkGateInvariants(
   const timeout = positiveInteger(options.timeout ?? 10_000, 'timeout');
   const gateOptions: GateOptions = { ...options.gate, policy };
   const sharedGate = createGate(gateOptions);
+  // One server up front, so a factory that returns something else fails here, not inside a run.
+  readRegistry(await createServer());
   const settings = { timeout, toolArguments: options.toolArguments ?? (() => ({})), maxPages: 1000 };
   let requests = 0;
   let callerCount = 0;
