@@ -1,5 +1,5 @@
 import { primitiveAnnotationSchema, type PrimitiveAnnotation, type PrimitiveKind } from '../core/context.js';
-import { MetadataError, joinPath, type PolicyIssue } from '../core/errors.js';
+import { MetadataError, PolicyOptionError, joinPath, type PolicyIssue } from '../core/errors.js';
 
 /** The key of gate metadata inside a registration's `_meta`. */
 export const gateMetaKey = 'mcp-gate';
@@ -34,7 +34,7 @@ export function validateMetadataOption(option: unknown): ReadonlyMap<string, Pri
   const annotations = new Map<string, PrimitiveAnnotation>();
   if (option === undefined) return annotations;
   if (option === null || typeof option !== 'object' || Array.isArray(option)) {
-    throw new TypeError('mcp-gate: option "metadata" must be an object keyed by "tool:NAME", "prompt:NAME", "resource:URI" or "template:NAME"');
+    throw new PolicyOptionError('mcp-gate: option "metadata" must be an object keyed by "tool:NAME", "prompt:NAME", "resource:URI" or "template:NAME"');
   }
   for (const [key, value] of Object.entries(option)) {
     const separator = key.indexOf(':');

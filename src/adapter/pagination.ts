@@ -1,4 +1,4 @@
-import { PolicyError } from '../core/errors.js';
+import { PolicyError, PolicyOptionError } from '../core/errors.js';
 
 /** A cursor was not issued by this gate, or was issued under another policy revision or context. */
 export class InvalidCursorError extends PolicyError {
@@ -29,7 +29,7 @@ export interface Paginator {
  */
 export function createPaginator(pageSize: number | undefined, secret: string = randomSecret()): Paginator {
   if (pageSize !== undefined && (!Number.isSafeInteger(pageSize) || pageSize < 1)) {
-    throw new TypeError(`mcp-gate: option "pageSize" must be a positive integer, got ${String(pageSize)}`);
+    throw new PolicyOptionError(`mcp-gate: option "pageSize" must be a positive integer, got ${String(pageSize)}`);
   }
   return {
     page(items, cursor, binding) {

@@ -1,6 +1,7 @@
 import { compilePolicy } from '../core/policy/compile-policy.js';
 import type { Policy } from '../core/policy/types.js';
 import type { MissingCapabilities } from './policy-view.js';
+import { PolicyOptionError } from '../core/errors.js';
 
 /** True for a compiled policy (anything implementing the Policy interface). */
 export function isPolicy(value: unknown): value is Policy {
@@ -22,7 +23,7 @@ export interface ResolvePolicyOptions {
 export function resolvePolicy(input: unknown, optionName: string, options: ResolvePolicyOptions): Policy {
   if (isPolicy(input)) return input;
   if (input === null || typeof input !== 'object' || Array.isArray(input)) {
-    throw new TypeError(`mcp-gate: option "${optionName}" must be a compiled Policy or a policy document`);
+    throw new PolicyOptionError(`mcp-gate: option "${optionName}" must be a compiled Policy or a policy document`);
   }
   return compilePolicy(input, { onMissingCapabilities: options.onMissingCapabilities });
 }

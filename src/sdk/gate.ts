@@ -10,6 +10,7 @@ import { createPolicyView, type MissingCapabilities, type PolicyView } from '../
 import { defaultVersionSeparator } from '../adapter/versioning.js';
 import type { DeniedMode, GateRuntime, GateSettings } from './gate-settings.js';
 import { Installation } from './installation.js';
+import { PolicyOptionError } from '../core/errors.js';
 
 export interface GateOptions {
   /** A compiled Policy, or a policy document to compile now. */
@@ -47,18 +48,18 @@ const gatedServers = new WeakSet<McpServer>();
 
 /** Creates a gate without installing it; `install` it on each McpServer it should guard. */
 export function createGate(options: GateOptions): Gate {
-  if (options === null || typeof options !== 'object') throw new TypeError('mcp-gate: options must be an object with a "policy"');
+  if (options === null || typeof options !== 'object') throw new PolicyOptionError('mcp-gate: options must be an object with a "policy"');
   const onMissingCapabilities = options.onMissingCapabilities ?? 'deny';
   if (onMissingCapabilities !== 'deny' && onMissingCapabilities !== 'allow') {
-    throw new TypeError(`mcp-gate: option "onMissingCapabilities" must be "deny" or "allow", got ${JSON.stringify(onMissingCapabilities)}`);
+    throw new PolicyOptionError(`mcp-gate: option "onMissingCapabilities" must be "deny" or "allow", got ${JSON.stringify(onMissingCapabilities)}`);
   }
   const denied = options.denied ?? 'hide';
   if (denied !== 'hide' && denied !== 'explain') {
-    throw new TypeError(`mcp-gate: option "denied" must be "hide" or "explain", got ${JSON.stringify(denied)}`);
+    throw new PolicyOptionError(`mcp-gate: option "denied" must be "hide" or "explain", got ${JSON.stringify(denied)}`);
   }
   const versionSeparator = options.versionSeparator ?? defaultVersionSeparator;
   if (typeof versionSeparator !== 'string' || versionSeparator === '') {
-    throw new TypeError('mcp-gate: option "versionSeparator" must be a non-empty string');
+    throw new PolicyOptionError('mcp-gate: option "versionSeparator" must be a non-empty string');
   }
   const onError = options.onError;
   const settings: GateSettings = {
@@ -90,7 +91,7 @@ export function createGate(options: GateOptions): Gate {
       await Promise.all(notifications);
     },
     install(server) {
-      if (gatedServers.has(server)) throw new TypeError('mcp-gate: this McpServer is already gated');
+      if (gatedServers.has(server)) throw new PolicyOptionError('mcp-gate: this McpServer is already gated');
       new Installation(server, runtime);
       gatedServers.add(server);
     },

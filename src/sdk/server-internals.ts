@@ -8,6 +8,7 @@ import type {
 import type { RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/protocol.js';
 import type { ServerNotification, ServerRequest } from '@modelcontextprotocol/sdk/types.js';
 import type { PrimitiveSource } from '../adapter/catalog.js';
+import { PolicyOptionError } from '../core/errors.js';
 
 export type SdkExtra = RequestHandlerExtra<ServerRequest, ServerNotification>;
 
@@ -37,7 +38,7 @@ export function readInternals(server: McpServer): McpServerInternals {
   const candidate = server as unknown as Record<string, unknown>;
   for (const field of registryFields) {
     if (candidate[field] === null || typeof candidate[field] !== 'object') {
-      throw new TypeError(`mcp-gate/sdk: this McpServer has no ${field}; mcp-gate/sdk supports @modelcontextprotocol/sdk 1.32.x`);
+      throw new PolicyOptionError(`mcp-gate/sdk: this McpServer has no ${field}; mcp-gate/sdk supports @modelcontextprotocol/sdk 1.32.x`);
     }
   }
   return server as unknown as McpServerInternals;
@@ -47,7 +48,7 @@ export function readInternals(server: McpServer): McpServerInternals {
 export function readHandlerMap(server: McpServer): Map<string, StoredHandler> {
   const handlers = (server.server as unknown as { _requestHandlers?: unknown })._requestHandlers;
   if (!(handlers instanceof Map)) {
-    throw new TypeError('mcp-gate/sdk: this McpServer has no request handler map; mcp-gate/sdk supports @modelcontextprotocol/sdk 1.32.x');
+    throw new PolicyOptionError('mcp-gate/sdk: this McpServer has no request handler map; mcp-gate/sdk supports @modelcontextprotocol/sdk 1.32.x');
   }
   return handlers as Map<string, StoredHandler>;
 }

@@ -10,6 +10,7 @@ import { createPolicyView, type MissingCapabilities, type PolicyView } from '../
 import { defaultVersionSeparator } from '../adapter/versioning.js';
 import type { DeniedMode, GateRuntime, GateSettings, MissingCapabilityMode } from './gate-settings.js';
 import { Installation } from './installation.js';
+import { PolicyOptionError } from '../core/errors.js';
 
 export interface GateOptions extends InstallOptions {
   /** A compiled Policy, or a policy document to compile now (compile once outside a per-request factory). */
@@ -64,12 +65,12 @@ const defaultCursorSecret = 'mcp-gate/server';
 
 /** Creates a gate without installing it: compile once, then `install` it on each McpServer, e.g. per request. */
 export function createGate(options: GateOptions): Gate {
-  if (options === null || typeof options !== 'object') throw new TypeError('mcp-gate: options must be an object with a "policy"');
+  if (options === null || typeof options !== 'object') throw new PolicyOptionError('mcp-gate: options must be an object with a "policy"');
   const onMissingCapabilities = oneOf(options.onMissingCapabilities, 'onMissingCapabilities', ['deny', 'allow'] as const);
   const versionSeparator = options.versionSeparator ?? defaultVersionSeparator;
-  if (typeof versionSeparator !== 'string' || versionSeparator === '') throw new TypeError('mcp-gate: option "versionSeparator" must be a non-empty string');
+  if (typeof versionSeparator !== 'string' || versionSeparator === '') throw new PolicyOptionError('mcp-gate: option "versionSeparator" must be a non-empty string');
   const cursorSecret = options.cursorSecret ?? defaultCursorSecret;
-  if (typeof cursorSecret !== 'string') throw new TypeError('mcp-gate: option "cursorSecret" must be a string');
+  if (typeof cursorSecret !== 'string') throw new PolicyOptionError('mcp-gate: option "cursorSecret" must be a string');
   const onError = options.onError;
   const settings: GateSettings = {
     annotations: validateMetadataOption(options.metadata),
@@ -101,7 +102,7 @@ export function createGate(options: GateOptions): Gate {
       await Promise.all(notifications);
     },
     install(server, installOptions) {
-      if (gatedServers.has(server)) throw new TypeError('mcp-gate: this McpServer is already gated');
+      if (gatedServers.has(server)) throw new PolicyOptionError('mcp-gate: this McpServer is already gated');
       new Installation(server, runtime, installOptions?.request);
       gatedServers.add(server);
     },
@@ -125,5 +126,5 @@ function isGate(value: GateOptions | Gate): value is Gate {
 function oneOf<T extends string>(value: unknown, name: string, allowed: readonly [T, ...T[]]): T {
   if (value === undefined) return allowed[0];
   if ((allowed as readonly unknown[]).includes(value)) return value as T;
-  throw new TypeError(`mcp-gate: option "${name}" must be ${allowed.map((item) => JSON.stringify(item)).join(' or ')}, got ${JSON.stringify(value)}`);
+  throw new PolicyOptionError(`mcp-gate: option "${name}" must be ${allowed.map((item) => JSON.stringify(item)).join(' or ')}, got ${JSON.stringify(value)}`);
 }

@@ -9,6 +9,7 @@ import type {
   ServerContext,
 } from '@modelcontextprotocol/server';
 import type { PrimitiveSource } from '../adapter/catalog.js';
+import { PolicyOptionError } from '../core/errors.js';
 
 /** A handler as the v2 SDK stores it: the raw (envelope-lifted) JSON-RPC request and the context in, result out. */
 export type StoredHandler = (request: JsonRpcRequest, ctx: ServerContext) => Promise<unknown>;
@@ -41,10 +42,10 @@ const supported = 'mcp-gate/server supports @modelcontextprotocol/server 2.4.x';
 export function readInternals(server: McpServer): McpServerInternals {
   const candidate = server as unknown as Record<string, unknown>;
   for (const field of registryFields) {
-    if (candidate[field] === null || typeof candidate[field] !== 'object') throw new TypeError(`mcp-gate/server: this McpServer has no ${field}; ${supported}`);
+    if (candidate[field] === null || typeof candidate[field] !== 'object') throw new PolicyOptionError(`mcp-gate/server: this McpServer has no ${field}; ${supported}`);
   }
   for (const method of ['toolInputSchemaJson', 'resolveScopeChallenge'] as const) {
-    if (typeof candidate[method] !== 'function') throw new TypeError(`mcp-gate/server: this McpServer has no ${method}; ${supported}`);
+    if (typeof candidate[method] !== 'function') throw new PolicyOptionError(`mcp-gate/server: this McpServer has no ${method}; ${supported}`);
   }
   return server as unknown as McpServerInternals;
 }
@@ -52,7 +53,7 @@ export function readInternals(server: McpServer): McpServerInternals {
 /** The protocol's method → handler map. Wrapping its entries is how every handler gets gated. */
 export function readHandlerMap(server: McpServer): Map<string, StoredHandler> {
   const handlers = (server.server as unknown as { _requestHandlers?: unknown })._requestHandlers;
-  if (!(handlers instanceof Map)) throw new TypeError(`mcp-gate/server: this McpServer has no request handler map; ${supported}`);
+  if (!(handlers instanceof Map)) throw new PolicyOptionError(`mcp-gate/server: this McpServer has no request handler map; ${supported}`);
   return handlers as Map<string, StoredHandler>;
 }
 

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { createRequestContext } from '../../src/core/context.js';
+import { PolicyOptionError } from '../../src/core/errors.js';
 import { compilePolicy } from '../../src/core/policy/compile-policy.js';
 import { buildCatalog, type PrimitiveSource } from '../../src/adapter/catalog.js';
 import { changedLists } from '../../src/adapter/list-changes.js';
@@ -79,5 +80,6 @@ describe('validateMetadataOption', () => {
     expect(() => validateMetadataOption([])).toThrow(
       'mcp-gate: option "metadata" must be an object keyed by "tool:NAME", "prompt:NAME", "resource:URI" or "template:NAME"',
     );
+    expect(() => validateMetadataOption([])).toThrow(PolicyOptionError);
   });
 });

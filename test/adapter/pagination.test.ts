@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { createPaginator, InvalidCursorError } from '../../src/adapter/pagination.js';
+import { PolicyOptionError } from '../../src/core/errors.js';
 
 const items = ['a', 'b', 'c', 'd', 'e'];
 
@@ -30,6 +31,6 @@ describe('createPaginator', () => {
 
   it('rejects a page size that is not a positive integer, naming the option', () => {
     expect(() => createPaginator(0)).toThrow('mcp-gate: option "pageSize" must be a positive integer, got 0');
-    expect(() => createPaginator(1.5)).toThrow(TypeError);
+    expect(() => createPaginator(1.5)).toThrow(PolicyOptionError);
   });
 });

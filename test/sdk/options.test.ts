@@ -1,19 +1,23 @@
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { describe, expect, it } from 'vitest';
-import { PolicyCompileError } from '../../src/core/errors.js';
+import { PolicyCompileError, PolicyOptionError } from '../../src/core/errors.js';
 import { createGate, gate } from '../../src/sdk/index.js';
 import { serverInfo } from './fixtures.js';
 import { allowAll } from './helpers.js';
 
 describe('createGate options', () => {
-  it('names the option in every TypeError', () => {
-    expect(() => createGate({ policy: allowAll(), denied: 'loud' as never })).toThrow('mcp-gate: option "denied" must be "hide" or "explain", got "loud"');
-    expect(() => createGate({ policy: allowAll(), onMissingCapabilities: 'maybe' as never })).toThrow(
-      'mcp-gate: option "onMissingCapabilities" must be "deny" or "allow", got "maybe"',
-    );
-    expect(() => createGate({ policy: allowAll(), pageSize: -1 })).toThrow('mcp-gate: option "pageSize" must be a positive integer, got -1');
-    expect(() => createGate({ policy: allowAll(), versionSeparator: '' })).toThrow('mcp-gate: option "versionSeparator" must be a non-empty string');
-    expect(() => createGate({ policy: 'allow' as never })).toThrow('mcp-gate: option "policy" must be a compiled Policy or a policy document');
+  it('names the option in every PolicyOptionError', () => {
+    const cases: [() => unknown, string][] = [
+      [() => createGate({ policy: allowAll(), denied: 'loud' as never }), 'mcp-gate: option "denied" must be "hide" or "explain", got "loud"'],
+      [() => createGate({ policy: allowAll(), onMissingCapabilities: 'maybe' as never }), 'mcp-gate: option "onMissingCapabilities" must be "deny" or "allow", got "maybe"'],
+      [() => createGate({ policy: allowAll(), pageSize: -1 }), 'mcp-gate: option "pageSize" must be a positive integer, got -1'],
+      [() => createGate({ policy: allowAll(), versionSeparator: '' }), 'mcp-gate: option "versionSeparator" must be a non-empty string'],
+      [() => createGate({ policy: 'allow' as never }), 'mcp-gate: option "policy" must be a compiled Policy or a policy document'],
+    ];
+    for (const [create, message] of cases) {
+      expect(create).toThrow(message);
+      expect(create).toThrow(PolicyOptionError);
+    }
   });
 
   it('compiles a policy document, reporting every issue', () => {
@@ -24,6 +28,7 @@ describe('createGate options', () => {
     const server = new McpServer(serverInfo);
     gate(server, { policy: allowAll() });
     expect(() => gate(server, { policy: allowAll() })).toThrow('mcp-gate: this McpServer is already gated');
+    expect(() => gate(server, { policy: allowAll() })).toThrow(PolicyOptionError);
   });
 
   it('keeps the old policy when setPolicy gets an invalid document', async () => {

@@ -1,5 +1,6 @@
 import { createMcpHandler, McpServer } from '@modelcontextprotocol/server';
 import { afterEach, describe, expect, it } from 'vitest';
+import { PolicyOptionError } from '../../src/core/errors.js';
 import { createGate, gate } from '../../src/server/index.js';
 import { registerEverything, registryPolicy } from './fixtures.js';
 import { listen, postModern, type Endpoint } from './http.js';
@@ -55,14 +56,15 @@ describe('gate (mcp-gate/server) wiring', () => {
   it('refuses to gate one server twice', () => {
     const server = new McpServer({ name: 'twice', version: '1.0.0' });
     gate(server, { policy: registryPolicy });
-    expect(() => gate(server, { policy: registryPolicy })).toThrow(new TypeError('mcp-gate: this McpServer is already gated'));
+    expect(() => gate(server, { policy: registryPolicy })).toThrow(new PolicyOptionError('mcp-gate: this McpServer is already gated'));
+    expect(() => gate(server, { policy: registryPolicy })).toThrow(PolicyOptionError);
   });
 
   it('names a bad option', () => {
     const server = new McpServer({ name: 'options', version: '1.0.0' });
-    expect(() => gate(server, { policy: registryPolicy, missingCapability: 'reveal' as never })).toThrow(
-      new TypeError('mcp-gate: option "missingCapability" must be "hide" or "error", got "reveal"'),
-    );
+    const badOption = () => gate(server, { policy: registryPolicy, missingCapability: 'reveal' as never });
+    expect(badOption).toThrow(new PolicyOptionError('mcp-gate: option "missingCapability" must be "hide" or "error", got "reveal"'));
+    expect(badOption).toThrow(PolicyOptionError);
   });
 
   it('rejects invalid annotations at install time, naming the primitive and the field', () => {
