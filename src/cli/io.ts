@@ -1,4 +1,5 @@
 import { isAbsolute, relative, resolve } from 'node:path';
+import type { Readable, Writable } from 'node:stream';
 
 /** Everything `run` touches outside itself, so tests drive the CLI in memory. */
 export interface CliIo {
@@ -9,6 +10,12 @@ export interface CliIo {
   readonly readFile: (path: string) => Promise<string>;
   /** Directory that relative paths on the command line are resolved against. */
   readonly cwd: string;
+  /** Loads an ES module by `file:` URL (`--server`); default `import()`. */
+  readonly importModule?: (url: string) => Promise<Record<string, unknown>>;
+  /** Aborted when the process is asked to stop (SIGINT, SIGTERM); `serve` runs until then. */
+  readonly signal?: AbortSignal;
+  /** The process's byte streams, which `serve --stdio` speaks MCP over; default process.stdin/stdout. */
+  readonly stdio?: { readonly input: Readable; readonly output: Writable };
 }
 
 /** A mistake on the command line (unknown option, missing argument): exit code 2. */

@@ -2,7 +2,9 @@ import { z } from 'zod';
 import { createPrimitiveMetadata, primitiveAnnotationSchema, primitiveKindSchema, type PrimitiveMetadata } from '../core/context.js';
 import { toPolicyIssues } from '../core/policy/schema.js';
 import { displayPath, formatIssues, InputError, readJson, resolvePath, UsageError, type CliIo } from './io.js';
-import type { ParsedArgs } from './args.js';
+import type { OptionSpecs, ParsedArgs } from './args.js';
+import { writeLines } from './command.js';
+import { loadServerModule, readServerManifest } from './server-module.js';
 
 /** One primitive as a manifest (and a cases file) writes it: kind, name, location, then the gate annotation. */
 export const manifestPrimitiveSchema = primitiveAnnotationSchema.extend({
@@ -56,15 +58,45 @@ export async function loadManifest(io: CliIo, path: string): Promise<PrimitiveMe
   return primitives;
 }
 
+/** A manifest entry as `mcp-gate manifest` prints it: only the fields that say something. */
+export function toManifestPrimitive(metadata: PrimitiveMetadata): ManifestPrimitive {
+  const { kind, name, uri, uriTemplate, version, groups, tags, requires, endpoints } = metadata;
+  const entry: ManifestPrimitive = { kind, name };
+  if (uri !== undefined) entry.uri = uri;
+  if (uriTemplate !== undefined) entry.uriTemplate = uriTemplate;
+  if (version !== undefined) entry.version = version;
+  if (groups.length > 0) entry.groups = [...groups];
+  if (tags.length > 0) entry.tags = [...tags];
+  const headers = Object.keys(requires.headers).length > 0 ? { ...requires.headers } : undefined;
+  if (requires.capabilities.length > 0 || headers) {
+    entry.requires = {};
+    if (requires.capabilities.length > 0) entry.requires.capabilities = [...requires.capabilities];
+    if (headers) entry.requires.headers = headers;
+  }
+  if (endpoints.length > 0) entry.endpoints = [...endpoints];
+  return entry;
+}
+
+/** `--server MODULE [--export NAME]`, for every command that reads a server module. */
+export const serverOptionSpecs = {
+  server: { type: 'string', value: 'MODULE', description: 'a module exporting createServer() (or a default function) that returns an McpServer' },
+  export: { type: 'string', value: 'NAME', description: 'the export of --server that creates the server (default: createServer, default, create…Server)' },
+} as const satisfies OptionSpecs;
+
 /**
- * The primitives a command works on. `--server MODULE` (load a module that builds an McpServer
- * and read its registrations) comes with the SDK gate; until then it says so rather than guess.
+ * The primitives a command works on: from `--manifest FILE`, or read from the server that
+ * `--server MODULE` builds. Warnings (a metadata key matching nothing) go to stderr.
  */
 export async function loadPrimitives(io: CliIo, args: ParsedArgs, command: string): Promise<PrimitiveMetadata[]> {
   const manifest = args.string('manifest');
-  if (args.string('server') !== undefined) {
-    throw new UsageError(`${command}: --server is not available yet; write the primitives to a file and pass --manifest FILE`);
+  const server = args.string('server');
+  if (manifest !== undefined && server !== undefined) throw new UsageError(`${command}: pass either --manifest or --server, not both`);
+  if (server !== undefined) {
+    const read = readServerManifest(await loadServerModule(io, server, args.string('export')));
+    for (const warning of read.warnings) writeLines(io.stderr, warning);
+    return [...read.primitives];
   }
-  if (manifest === undefined) throw new UsageError(`${command}: missing --manifest FILE; see "${command} --help"`);
+  if (args.string('export') !== undefined) throw new UsageError(`${command}: --export names an export of --server MODULE; pass --server too`);
+  if (manifest === undefined) throw new UsageError(`${command}: missing --manifest FILE or --server MODULE; see "${command} --help"`);
   return loadManifest(io, manifest);
 }

@@ -3,6 +3,7 @@ import type { Command } from './command.js';
 import { writeLines } from './command.js';
 import { diffCommand } from './commands/diff.js';
 import { explainCommand } from './commands/explain.js';
+import { manifestCommand } from './commands/manifest.js';
 import { profilesCommand } from './commands/profiles.js';
 import { testCommand } from './commands/test.js';
 import { validateCommand } from './commands/validate.js';
@@ -11,12 +12,11 @@ import { closeMatches } from './suggest.js';
 
 export type { CliIo } from './io.js';
 
-const commands: readonly Command[] = [validateCommand, explainCommand, testCommand, diffCommand, profilesCommand];
+const commands: readonly Command[] = [validateCommand, explainCommand, testCommand, diffCommand, manifestCommand, profilesCommand];
 
 // Commands that need the SDK gate to load a server module. They are listed so `--help` tells the
 // whole story, and they say plainly that they are not there yet instead of half-working.
 const plannedCommands: ReadonlyMap<string, string> = new Map([
-  ['manifest', 'print the primitives of a server module as a manifest (manifest --server MODULE)'],
   ['serve', 'serve a gated server over Streamable HTTP or stdio (serve --policy P --server M)'],
 ]);
 

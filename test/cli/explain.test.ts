@@ -123,9 +123,10 @@ describe('mcp-gate explain', () => {
   });
 
   it.each([
-    [['--policy', 'policy.json'], 'mcp-gate explain: missing --manifest FILE; see "mcp-gate explain --help"'],
+    [['--policy', 'policy.json'], 'mcp-gate explain: missing --manifest FILE or --server MODULE; see "mcp-gate explain --help"'],
     [['--manifest', 'manifest.json'], 'mcp-gate explain: missing --policy FILE; see "mcp-gate explain --help"'],
-    [['--policy', 'policy.json', '--server', 'server.js'], 'mcp-gate explain: --server is not available yet; write the primitives to a file and pass --manifest FILE'],
+    [['--policy', 'policy.json', '--manifest', 'manifest.json', '--server', 'server.js'], 'mcp-gate explain: pass either --manifest or --server, not both'],
+    [['--policy', 'policy.json', '--manifest', 'manifest.json', '--export', 'create'], 'mcp-gate explain: --export names an export of --server MODULE; pass --server too'],
   ])('needs a policy and a manifest %j (exit 2)', async (argv, message) => {
     const result = await runWith(['explain', ...argv], files);
     expect(result).toEqual({ code: 2, stdout: '', stderr: `${message}\n` });

@@ -4,7 +4,7 @@ import { writeLines } from '../command.js';
 import { defaultEndpoint, parseHeaders, profileChoice, requestOptionSpecs, type ClientChoice } from '../context-options.js';
 import { decideAll, servedKey } from '../decisions.js';
 import { exitCodes, loadAll, UsageError } from '../io.js';
-import { describeMetadata, loadPrimitives } from '../manifest.js';
+import { describeMetadata, loadPrimitives, serverOptionSpecs } from '../manifest.js';
 import { loadPolicy } from '../policy-file.js';
 import { clientProfiles } from '../profiles.js';
 
@@ -27,7 +27,7 @@ interface Change {
 export const diffCommand: Command = {
   name: 'diff',
   summary: 'show which primitives appear or disappear for real clients when a policy changes',
-  usage: 'mcp-gate diff <old.json> <new.json> --manifest FILE [--client NAME]… [--header NAME=VALUE]… [--endpoint PATH]… [--json] [--exit-code]',
+  usage: 'mcp-gate diff <old.json> <new.json> (--manifest FILE | --server MODULE) [--client NAME]… [--header NAME=VALUE]… [--endpoint PATH]… [--json] [--exit-code]',
   description: [
     'Evaluates both policies for every client profile (or each --client) on every --endpoint',
     `(default ${defaultEndpoint}), without headers and, when --header is given, with all given headers,`,
@@ -35,8 +35,8 @@ export const diffCommand: Command = {
     'Exit code: 0, or with --exit-code 1 when anything changes.',
   ].join('\n'),
   options: {
-    manifest: { type: 'string', value: 'FILE', description: 'the primitives, as JSON {"primitives": […]} (required)' },
-    server: { type: 'string', value: 'MODULE', description: 'read the primitives from a server module (not available yet)' },
+    manifest: { type: 'string', value: 'FILE', description: 'the primitives, as JSON {"primitives": […]} (or --server)' },
+    ...serverOptionSpecs,
     client: { type: 'string', multiple: true, value: 'NAME', description: 'check only these client profiles (repeatable; default: all)' },
     ...requestOptionSpecs,
     endpoint: { type: 'string', multiple: true, value: 'PATH', description: `a URL path to check (repeatable; default ${defaultEndpoint})` },

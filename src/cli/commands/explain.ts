@@ -3,7 +3,7 @@ import { writeLines } from '../command.js';
 import { chooseClient, defaultEndpoint, parseHeaders, requestOptionSpecs } from '../context-options.js';
 import { decideAll, type PrimitiveDecision } from '../decisions.js';
 import { exitCodes, loadAll, UsageError } from '../io.js';
-import { loadPrimitives } from '../manifest.js';
+import { loadPrimitives, serverOptionSpecs } from '../manifest.js';
 import { loadPolicy } from '../policy-file.js';
 import { formatTable } from '../table.js';
 
@@ -12,7 +12,7 @@ const command = 'mcp-gate explain';
 export const explainCommand: Command = {
   name: 'explain',
   summary: 'show every primitive for one request: visible or hidden, and why',
-  usage: 'mcp-gate explain --policy FILE --manifest FILE [--client NAME | --capabilities JSON] [--header NAME=VALUE]… [--endpoint PATH] [--json]',
+  usage: 'mcp-gate explain --policy FILE (--manifest FILE | --server MODULE) [--client NAME | --capabilities JSON] [--header NAME=VALUE]… [--endpoint PATH] [--json]',
   description: [
     'Evaluates the policy for one request against every primitive of a manifest and prints a table:',
     'kind, name, version, whether the client sees it, and what decided (a rule, the default, or an',
@@ -21,8 +21,8 @@ export const explainCommand: Command = {
   ].join('\n'),
   options: {
     policy: { type: 'string', value: 'FILE', description: 'the policy document (required)' },
-    manifest: { type: 'string', value: 'FILE', description: 'the primitives, as JSON {"primitives": […]} (required)' },
-    server: { type: 'string', value: 'MODULE', description: 'read the primitives from a server module (not available yet)' },
+    manifest: { type: 'string', value: 'FILE', description: 'the primitives, as JSON {"primitives": […]} (or --server)' },
+    ...serverOptionSpecs,
     client: { type: 'string', value: 'NAME', description: 'a real client profile, e.g. cursor, claude-code (see "mcp-gate profiles")' },
     capabilities: { type: 'string', value: 'JSON', description: `the client's capabilities, e.g. '{"sampling": {}}'` },
     ...requestOptionSpecs,
