@@ -62,11 +62,18 @@ export interface CompileRuleOptions extends CompileLogicOptions {
 export function compileRule(
   rule: unknown,
   options: CompileRuleOptions,
-): { root: CompiledArg; limits: Readonly<Required<CompileLimits>> } {
+): CompiledRule {
   const issues: PolicyIssue[] = [];
-  const { root, limits } = compileRuleCollectingIssues(rule, options, issues);
+  const compiled = compileRuleCollectingIssues(rule, options, issues);
   if (issues.length > 0) throw new PolicyCompileError(issues, 'rule');
-  return { root, limits };
+  return compiled;
+}
+
+/** A compiled rule: its root, the limits in force, and whether it may spend the iteration budget. */
+export interface CompiledRule {
+  readonly root: CompiledArg;
+  readonly limits: Readonly<Required<CompileLimits>>;
+  readonly iterates: boolean;
 }
 
 /** Like compileRule, but appends issues to `issues` (policy compilation gathers all rules' issues). */
@@ -74,17 +81,18 @@ export function compileRuleCollectingIssues(
   rule: unknown,
   options: CompileRuleOptions,
   issues: PolicyIssue[],
-): { root: CompiledArg; limits: Readonly<Required<CompileLimits>> } {
+): CompiledRule {
   const limits = resolveLimits(options);
   const operators = createOperatorTable(options.operators, issues);
   const firstIssue = issues.length;
   let nodes = 0;
   let nodeLimitReported = false;
+  let iterates = false;
 
   const report = (issue: PolicyIssue) => void issues.push(issue);
 
   function constantArg(value: unknown, raw: unknown, path: string): CompiledArg {
-    return { evaluate: () => value, isConstant: true, constant: value, raw, path };
+    return { evaluate: () => value, isConstant: true, constant: value, raw, path, neverArray: !Array.isArray(value) };
   }
 
   function countNode(path: string): boolean {
@@ -124,7 +132,7 @@ export function compileRuleCollectingIssues(
     const evaluate: Evaluator = function evaluateArray(data, primitive) {
       return evaluators.map((element) => element(data, primitive));
     };
-    return { evaluate, isConstant: false, constant: undefined, raw: items, path };
+    return { evaluate, isConstant: false, constant: undefined, raw: items, path, neverArray: false };
   }
 
   function walkOperation(
@@ -150,8 +158,11 @@ export function compileRuleCollectingIssues(
     if (!definition || issues.length > issuesBefore) return constantArg(null, rule, path);
     const ctx: CompileContext = { scope, options: limits, report };
     const evaluate = definition.compile(args, ctx, operationPath);
+    if (definition.iterates) iterates = true;
     if (issues.length > issuesBefore || !definition.pure || !args.every((arg) => arg.isConstant)) {
-      return { evaluate, isConstant: false, constant: undefined, raw: rule, path };
+      const { neverArray } = definition;
+      const scalar = typeof neverArray === 'function' ? neverArray(args) : neverArray === true;
+      return { evaluate, isConstant: false, constant: undefined, raw: rule, path, neverArray: scalar };
     }
     return fold(evaluate, rule, operationPath);
   }
@@ -229,8 +240,8 @@ export function compileRuleCollectingIssues(
   }
 
   const root = walk(rule, options.path ?? '', 0, options.scope);
-  if (issues.length > firstIssue) return { root: constantArg(null, rule, options.path ?? ''), limits };
-  return { root, limits };
+  if (issues.length > firstIssue) return { root: constantArg(null, rule, options.path ?? ''), limits, iterates };
+  return { root, limits, iterates };
 }
 
 function resolveLimits(options: CompileLimits): Readonly<Required<CompileLimits>> {

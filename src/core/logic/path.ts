@@ -60,6 +60,20 @@ export function compilePathReader(segments: readonly string[]): (start: unknown)
         const value = (inner as Record<string, unknown>)[third!];
         return typeof value === 'function' ? undefined : value;
       };
+    case 4: {
+      const fourth = segments[3]!;
+      return function readFour(start) {
+        if (start === null || start === undefined) return undefined;
+        const outer = (start as Record<string, unknown>)[first!];
+        if (outer === null || outer === undefined || typeof outer === 'function') return undefined;
+        const middle = (outer as Record<string, unknown>)[second!];
+        if (middle === null || middle === undefined || typeof middle === 'function') return undefined;
+        const inner = (middle as Record<string, unknown>)[third!];
+        if (inner === null || inner === undefined || typeof inner === 'function') return undefined;
+        const value = (inner as Record<string, unknown>)[fourth];
+        return typeof value === 'function' ? undefined : value;
+      };
+    }
     default:
       return function readMany(start) {
         return readPath(start, segments);

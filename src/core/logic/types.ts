@@ -14,6 +14,8 @@ export interface CompiledArg {
   /** The raw rule of this argument, for operators that inspect it (e.g. `fractional`'s bucket-key detection). */
   readonly raw: unknown;
   readonly path: string;
+  /** True when the value is never an array, so JSON-Logic truthiness is plain `!!value` (no array check). */
+  readonly neverArray: boolean;
 }
 
 /** How `var`, `missing`, `has` and `fractional` find their data; differs between plain data and predicate mode. */
@@ -49,6 +51,10 @@ export interface OperatorDefinition {
   compile(args: readonly CompiledArg[], ctx: CompileContext, path: string): Evaluator;
   /** Indexes of arguments that are evaluated per array item (map/filter/…): compiled against plain item data. */
   readonly itemArgs?: readonly number[];
+  /** Whether the result can never be an array (booleans, strings, numbers, null); lets callers skip the array check of truthiness. */
+  readonly neverArray?: boolean | ((args: readonly CompiledArg[]) => boolean);
+  /** True when evaluating may spend the iteration budget (array operators), so callers must set one up. */
+  readonly iterates?: boolean;
 }
 
 export interface CompileLimits {

@@ -32,9 +32,10 @@ export function compilePolicy(document: PolicyDocument | unknown, options: Compi
     compileRules(salvageRules(document), options, reads, issues);
     throw new PolicyCompileError(sortIssues(issues), options.source ?? 'policy');
   }
-  const rules = compileRules(parsed.data.rules, options, reads, issues);
+  const usage = { iterates: false };
+  const rules = compileRules(parsed.data.rules, options, reads, issues, usage);
   if (issues.length > 0) throw new PolicyCompileError(issues, options.source ?? 'policy');
-  return createPolicy(parsed.data, rules, reads, options);
+  return createPolicy(parsed.data, rules, reads, usage.iterates, options);
 }
 
 /** The rules of a document that failed validation, as far as they can be read, with their indexes. */
@@ -59,6 +60,7 @@ function compileRules(
   options: CompilePolicyOptions,
   reads: Set<string>,
   issues: PolicyIssue[],
+  usage: { iterates: boolean } = { iterates: false },
 ): CompiledPolicyRule[] {
   const scope = createContextScope(reads);
   const seen = new Map<string, number>();
@@ -72,11 +74,15 @@ function compileRules(
       seen.set(rule.id, index);
     }
     let when = null;
+    let whenNeverArray = true;
     if (rule.when !== undefined) {
-      const { root } = compileRuleCollectingIssues(rule.when, { ...options, scope, path: `${path}.when` }, issues);
+      const { root, iterates } = compileRuleCollectingIssues(rule.when, { ...options, scope, path: `${path}.when` }, issues);
       when = root.isConstant ? (isTruthy(root.constant) ? null : () => false) : root.evaluate;
+      whenNeverArray = root.neverArray;
+      if (iterates) usage.iterates = true;
     }
-    return { id: rule.id, description: rule.description, effect: rule.effect ?? 'deny', appliesTo: compileAppliesTo(rule.appliesTo), when };
+    const effect = rule.effect ?? 'deny';
+    return { id: rule.id, description: rule.description, effect, appliesTo: compileAppliesTo(rule.appliesTo), when, whenNeverArray };
   });
 }
 
@@ -84,6 +90,7 @@ function createPolicy(
   document: NormalizedPolicyDocument,
   rules: readonly CompiledPolicyRule[],
   ruleReads: ReadonlySet<string>,
+  iterates: boolean,
   options: CompilePolicyOptions,
 ): Policy {
   const enforce = document.enforceRequirements;
@@ -100,28 +107,51 @@ function createPolicy(
     return Object.freeze([...new Set([...ruleReads, ...extra])].sort());
   }
 
-  function evaluate(context: RequestContext, primitive: PrimitiveMetadata): boolean {
-    const saved = startBudget(steps);
+  /** Whether a rule's condition holds; `when === null` means always. */
+  function holds(rule: CompiledPolicyRule, context: RequestContext, primitive: PrimitiveMetadata): boolean {
+    const when = rule.when;
+    if (when === null) return true;
+    const value = when(context, primitive);
+    return rule.whenNeverArray ? !!value : isTruthy(value);
+  }
+
+  // The hot path: one call per primitive per request. Indexed loops, no allocation, and the
+  // iteration budget only for policies whose conditions iterate over arrays.
+  function decide(context: RequestContext, primitive: PrimitiveMetadata): boolean {
     let ruleId: string | undefined;
     try {
       const plan = planFor(primitive);
-      if (!plan.requirements.isEmpty && !plan.requirements.met(context)) return false;
-      for (const rule of plan.deny) {
+      const requirements = plan.requirements;
+      if (!requirements.isEmpty && !requirements.met(context)) return false;
+      const deny = plan.deny;
+      for (let index = 0; index < deny.length; index++) {
+        const rule = deny[index]!;
         ruleId = rule.id;
-        if (rule.when === null || isTruthy(rule.when(context, primitive))) return false;
+        if (holds(rule, context, primitive)) return false;
       }
-      for (const rule of plan.allow) {
+      const allow = plan.allow;
+      for (let index = 0; index < allow.length; index++) {
+        const rule = allow[index]!;
         ruleId = rule.id;
-        if (rule.when === null || isTruthy(rule.when(context, primitive))) return true;
+        if (holds(rule, context, primitive)) return true;
       }
       return allowByDefault;
     } catch (error) {
       reportError(onError, error, ruleId, primitive);
       return false;
-    } finally {
-      restoreBudget(saved);
     }
   }
+
+  const evaluate = iterates
+    ? function evaluateWithBudget(context: RequestContext, primitive: PrimitiveMetadata): boolean {
+        const saved = startBudget(steps);
+        try {
+          return decide(context, primitive);
+        } finally {
+          restoreBudget(saved);
+        }
+      }
+    : decide;
 
   function explain(context: RequestContext, primitive: PrimitiveMetadata): Decision {
     const saved = startBudget(steps);

@@ -46,16 +46,14 @@ export function createContextScope(reads: Set<string>): DataScope {
       }
       const canonicalRoot = root === 'tool' ? 'primitive' : root;
       reads.add([canonicalRoot, ...rest].join('.'));
-      const read = compilePathReader(rest);
       if (canonicalRoot === 'primitive') {
-        return function readPrimitive(_context, primitive) {
-          return read(primitive);
+        const readPrimitive = compilePathReader(rest);
+        return function readPrimitiveVar(_context, primitive) {
+          return readPrimitive(primitive);
         };
       }
-      const pick = pickRoot(canonicalRoot);
-      return function readContext(context, primitive) {
-        return read(pick(context as RequestContext, primitive as PrimitiveMetadata));
-      };
+      // The context's own fields are its roots, so one unrolled walk from the context reads the var.
+      return compilePathReader([canonicalRoot, ...rest]);
     },
     declareDynamicAccess() {
       reads.add(readsEverything);

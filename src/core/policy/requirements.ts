@@ -28,19 +28,62 @@ export function describeUnmet(unmet: UnmetRequirement): string {
 
 export const noRequirements: RequirementCheck = { isEmpty: true, met: () => true, unmet: () => null };
 
+type Declared = RequestContext['client']['capabilities'];
+
+/**
+ * Compiles requirement checks and shares them between primitives with identical requirements
+ * (a registry has many tools but few distinct requirement sets). Each capability set remembers
+ * its answer for the last frozen capabilities object it saw: contexts built by
+ * createRequestContext share one frozen copy per session, so filtering a list of 1,000 tools
+ * tests each distinct set once.
+ */
+export function createRequirementCompiler(onMissingCapabilities: MissingCapabilities): (primitive: PrimitiveMetadata) => RequirementCheck {
+  const checks = new Map<string, RequirementCheck>();
+  return function requirementsOf(primitive) {
+    const { capabilities, headers } = primitive.requires;
+    const endpoints = primitive.endpoints;
+    if (capabilities.length === 0 && endpoints.length === 0 && Object.keys(headers).length === 0) return noRequirements;
+    const key = JSON.stringify([capabilities, headers, endpoints]);
+    let check = checks.get(key);
+    if (check === undefined) {
+      check = compileRequirements(primitive, onMissingCapabilities);
+      checks.set(key, check);
+    }
+    return check;
+  };
+}
+
+function compileCapabilities(paths: readonly string[], onMissingCapabilities: MissingCapabilities): (declared: Declared) => boolean {
+  const checks: PresenceCheck[] = paths.map(compilePresenceCheck);
+  let lastDeclared: Declared | null = null;
+  let lastAnswer = false;
+  return function capabilitiesMet(declared) {
+    if (declared === lastDeclared) return lastAnswer;
+    let answer = declared !== undefined || onMissingCapabilities === 'allow';
+    if (declared !== undefined) {
+      for (let index = 0; index < checks.length && answer; index++) answer = checks[index]!(declared);
+    }
+    // Only a frozen object can be trusted to give the same answer next time.
+    if (declared === undefined || Object.isFrozen(declared)) {
+      lastDeclared = declared;
+      lastAnswer = answer;
+    }
+    return answer;
+  };
+}
+
 export function compileRequirements(primitive: PrimitiveMetadata, onMissingCapabilities: MissingCapabilities): RequirementCheck {
-  const capabilities = primitive.requires.capabilities.map((path) => ({ path, present: compilePresenceCheck(path) }));
+  const capabilityPaths = primitive.requires.capabilities;
+  const capabilities = capabilityPaths.map((path) => ({ path, present: compilePresenceCheck(path) }));
+  const capabilitiesMet = capabilityPaths.length > 0 ? compileCapabilities(capabilityPaths, onMissingCapabilities) : undefined;
   const headers = Object.entries(primitive.requires.headers).map(([name, value]) => ({ name: name.toLowerCase(), value }));
   const endpoints: GlobMatcher[] = primitive.endpoints.map(compileGlob);
   if (capabilities.length === 0 && headers.length === 0 && endpoints.length === 0) return noRequirements;
 
-  const capabilitiesMet = (declared: RequestContext['client']['capabilities']) =>
-    declared === undefined ? onMissingCapabilities === 'allow' : capabilities.every(({ present }: { present: PresenceCheck }) => present(declared));
-
   return {
     isEmpty: false,
     met(context) {
-      if (capabilities.length > 0 && !capabilitiesMet(context.client.capabilities)) return false;
+      if (capabilitiesMet !== undefined && !capabilitiesMet(context.client.capabilities)) return false;
       for (let index = 0; index < headers.length; index++) {
         const header = headers[index]!;
         if (context.request.headers[header.name] !== header.value) return false;
@@ -53,7 +96,7 @@ export function compileRequirements(primitive: PrimitiveMetadata, onMissingCapab
     unmet(context) {
       const declared = context.client.capabilities;
       if (capabilities.length > 0 && declared === undefined && onMissingCapabilities === 'deny') {
-        return { kind: 'capabilities-undeclared', capabilities: capabilities.map(({ path }) => path) };
+        return { kind: 'capabilities-undeclared', capabilities: capabilityPaths };
       }
       if (declared !== undefined) {
         const missing = capabilities.find(({ present }) => !present(declared));

@@ -2,7 +2,7 @@ import type { PrimitiveMetadata } from '../context.js';
 import { compileGlob, type GlobMatcher } from '../logic/glob-matcher.js';
 import type { Evaluator } from '../logic/types.js';
 import type { PolicyRule } from './schema.js';
-import { compileRequirements, noRequirements, type MissingCapabilities, type RequirementCheck } from './requirements.js';
+import { createRequirementCompiler, noRequirements, type MissingCapabilities, type RequirementCheck } from './requirements.js';
 
 /** One rule after compilation: `appliesTo` as a matcher over metadata, `when` as an evaluator (null = always). */
 export interface CompiledPolicyRule {
@@ -11,6 +11,8 @@ export interface CompiledPolicyRule {
   readonly effect: 'allow' | 'deny';
   readonly appliesTo: (primitive: PrimitiveMetadata) => boolean;
   readonly when: Evaluator | null;
+  /** True when `when` never returns an array, so its truthiness is plain `!!`. */
+  readonly whenNeverArray: boolean;
 }
 
 /**
@@ -46,10 +48,11 @@ export function createPlanner(
   requirements: { enforce: boolean; onMissingCapabilities: MissingCapabilities },
 ): (primitive: PrimitiveMetadata) => PrimitivePlan {
   const plans = new WeakMap<PrimitiveMetadata, PrimitivePlan>();
+  const requirementsOf = createRequirementCompiler(requirements.onMissingCapabilities);
   function buildPlan(primitive: PrimitiveMetadata): PrimitivePlan {
     const applicable = rules.filter((rule) => rule.appliesTo(primitive));
     return {
-      requirements: requirements.enforce ? compileRequirements(primitive, requirements.onMissingCapabilities) : noRequirements,
+      requirements: requirements.enforce ? requirementsOf(primitive) : noRequirements,
       deny: applicable.filter((rule) => rule.effect === 'deny'),
       allow: applicable.filter((rule) => rule.effect === 'allow'),
     };

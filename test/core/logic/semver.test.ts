@@ -72,11 +72,11 @@ describe('compareSemVer', () => {
 
 // The operator itself, compiled against a minimal context (compileLogic covers it end to end).
 function literal(value: unknown, path: string): CompiledArg {
-  return { evaluate: () => value, isConstant: true, constant: value, raw: value, path };
+  return { evaluate: () => value, isConstant: true, constant: value, raw: value, path, neverArray: !Array.isArray(value) };
 }
 function variable(name: string, path: string): CompiledArg {
   const read = (data: unknown) => (data as Record<string, unknown>)[name];
-  return { evaluate: read, isConstant: false, constant: undefined, raw: { var: name }, path };
+  return { evaluate: read, isConstant: false, constant: undefined, raw: { var: name }, path, neverArray: false };
 }
 function compileSemVer(args: CompiledArg[]) {
   const issues: PolicyIssue[] = [];

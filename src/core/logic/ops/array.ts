@@ -16,6 +16,8 @@ function iterate(
     arity: { min: 2, max: 2 },
     pure: true,
     itemArgs: [1],
+    iterates: true,
+    neverArray: name === 'all' || name === 'none' || name === 'some',
     compile([source, body]) {
       const evaluateSource = source!.evaluate;
       const evaluateBody = body!.evaluate;
@@ -54,6 +56,7 @@ const reduce: OperatorDefinition = {
   arity: { min: 2, max: 3 },
   pure: true,
   itemArgs: [1],
+  iterates: true,
   compile([source, body, initial]) {
     const evaluateSource = source!.evaluate;
     const evaluateBody = body!.evaluate;
@@ -94,6 +97,7 @@ const membership: OperatorDefinition = {
   name: 'in',
   arity: { min: 2, max: 2 },
   pure: true,
+  neverArray: true,
   compile([needle, haystack]) {
     const evaluateNeedle = needle!.evaluate;
     if (haystack!.isConstant && Array.isArray(haystack!.constant) && haystack!.constant.length > 8) {

@@ -1,57 +1,81 @@
 import type { CompiledArg, Evaluator, OperatorDefinition } from '../types.js';
 
 // Comparisons keep JavaScript's coercions on purpose: that is what json-logic-js does, and the
-// official suite pins it (e.g. `{"==": [1, "1"]}` is true).
+// official suite pins it (e.g. `{"==": [1, "1"]}` is true). Each operator gets its own closures
+// (no shared `compare` callback) so the hot path is one call per comparison.
 
-function binary(name: string, compare: (a: unknown, b: unknown) => boolean): OperatorDefinition {
-  return {
-    name,
-    arity: { min: 2, max: 2 },
-    pure: true,
-    compile([left, right]) {
-      const evaluateLeft = left!.evaluate;
-      if (right!.isConstant) {
-        const constant = right!.constant;
-        return function compareToConstant(data, primitive) {
-          return compare(evaluateLeft(data, primitive), constant);
-        };
-      }
-      const evaluateRight = right!.evaluate;
-      return function compareValues(data, primitive) {
-        return compare(evaluateLeft(data, primitive), evaluateRight(data, primitive));
-      };
-    },
-  };
-}
-
-/** `<` and `<=` also take three arguments: "between" (`a < b < c`). */
-function between(name: string, compare: (a: unknown, b: unknown) => boolean): OperatorDefinition {
-  const pair = binary(name, compare);
-  return {
-    name,
-    arity: { min: 2, max: 3 },
-    pure: true,
-    compile(args, ctx, path) {
-      if (args.length === 2) return pair.compile(args, ctx, path);
-      const [low, middle, high] = args.map((arg: CompiledArg) => arg.evaluate) as [Evaluator, Evaluator, Evaluator];
-      return function compareBetween(data, primitive) {
-        const a = low(data, primitive);
-        const b = middle(data, primitive);
-        const c = high(data, primitive);
-        return compare(a, b) && compare(b, c);
-      };
-    },
-  };
-}
+type Operator = '==' | '===' | '!=' | '!==' | '>' | '>=' | '<' | '<=';
 
 /* eslint-disable eqeqeq */
-export const compareOperators: readonly OperatorDefinition[] = [
-  binary('==', (a, b) => a == b),
-  binary('===', (a, b) => a === b),
-  binary('!=', (a, b) => a != b),
-  binary('!==', (a, b) => a !== b),
-  binary('>', (a, b) => (a as number) > (b as number)),
-  binary('>=', (a, b) => (a as number) >= (b as number)),
-  between('<', (a, b) => (a as number) < (b as number)),
-  between('<=', (a, b) => (a as number) <= (b as number)),
-];
+function compareWithConstant(operator: Operator, left: Evaluator, constant: unknown): Evaluator {
+  const right = constant as number;
+  switch (operator) {
+    case '==':
+      return (data, primitive) => left(data, primitive) == right;
+    case '===':
+      return (data, primitive) => left(data, primitive) === right;
+    case '!=':
+      return (data, primitive) => left(data, primitive) != right;
+    case '!==':
+      return (data, primitive) => left(data, primitive) !== right;
+    case '>':
+      return (data, primitive) => (left(data, primitive) as number) > right;
+    case '>=':
+      return (data, primitive) => (left(data, primitive) as number) >= right;
+    case '<':
+      return (data, primitive) => (left(data, primitive) as number) < right;
+    case '<=':
+      return (data, primitive) => (left(data, primitive) as number) <= right;
+  }
+}
+
+function compareValues(operator: Operator, left: Evaluator, right: Evaluator): Evaluator {
+  switch (operator) {
+    case '==':
+      return (data, primitive) => left(data, primitive) == right(data, primitive);
+    case '===':
+      return (data, primitive) => left(data, primitive) === right(data, primitive);
+    case '!=':
+      return (data, primitive) => left(data, primitive) != right(data, primitive);
+    case '!==':
+      return (data, primitive) => left(data, primitive) !== right(data, primitive);
+    case '>':
+      return (data, primitive) => (left(data, primitive) as number) > (right(data, primitive) as number);
+    case '>=':
+      return (data, primitive) => (left(data, primitive) as number) >= (right(data, primitive) as number);
+    case '<':
+      return (data, primitive) => (left(data, primitive) as number) < (right(data, primitive) as number);
+    case '<=':
+      return (data, primitive) => (left(data, primitive) as number) <= (right(data, primitive) as number);
+  }
+}
+/* eslint-enable eqeqeq */
+
+/** `a < b < c` (and `<=`): all three evaluated, as json-logic-js does, then both comparisons. */
+function compareBetween(operator: '<' | '<=', [low, middle, high]: readonly Evaluator[]): Evaluator {
+  const strict = operator === '<';
+  return function compareBetween(data, primitive) {
+    const a = low!(data, primitive) as number;
+    const b = middle!(data, primitive) as number;
+    const c = high!(data, primitive) as number;
+    return strict ? a < b && b < c : a <= b && b <= c;
+  };
+}
+
+function comparison(operator: Operator): OperatorDefinition {
+  const between = operator === '<' || operator === '<=';
+  return {
+    name: operator,
+    arity: { min: 2, max: between ? 3 : 2 },
+    pure: true,
+    neverArray: true,
+    compile(args: readonly CompiledArg[]) {
+      if (args.length === 3) return compareBetween(operator as '<' | '<=', args.map((arg) => arg.evaluate));
+      const [left, right] = args as [CompiledArg, CompiledArg];
+      if (right.isConstant) return compareWithConstant(operator, left.evaluate, right.constant);
+      return compareValues(operator, left.evaluate, right.evaluate);
+    },
+  };
+}
+
+export const compareOperators: readonly OperatorDefinition[] = (['==', '===', '!=', '!==', '>', '>=', '<', '<='] as const).map(comparison);

@@ -6,6 +6,7 @@ const glob: OperatorDefinition = {
   name: 'glob',
   arity: { min: 2, max: 2 },
   pure: true,
+  neverArray: true,
   compile([patternArg, valueArg], ctx) {
     if (!patternArg!.isConstant || typeof patternArg!.constant !== 'string') {
       ctx.report({ code: 'invalid_argument', path: patternArg!.path, message: 'glob pattern must be a literal string' });

@@ -1,44 +1,52 @@
 import { isTruthy } from '../truthy.js';
-import type { Evaluator, OperatorDefinition } from '../types.js';
+import type { CompiledArg, Evaluator, OperatorDefinition } from '../types.js';
 
-const evaluators = (args: readonly { evaluate: Evaluator }[]) => args.map((arg) => arg.evaluate);
+// Truthiness costs an array check; operands known never to be arrays (comparisons, `!`, `has`,
+// …) skip it, which is most of a policy's hot path.
 
-const not: OperatorDefinition = {
-  name: '!',
-  arity: { min: 1, max: 1 },
-  pure: true,
-  compile([operand]) {
-    const evaluate = operand!.evaluate;
-    return function not(data, primitive) {
-      return !isTruthy(evaluate(data, primitive));
-    };
-  },
-};
+const allNeverArray = (args: readonly CompiledArg[]) => args.every((arg) => arg.neverArray);
 
-const toBoolean: OperatorDefinition = {
-  name: '!!',
-  arity: { min: 1, max: 1 },
-  pure: true,
-  compile([operand]) {
-    const evaluate = operand!.evaluate;
-    return function toBoolean(data, primitive) {
-      return isTruthy(evaluate(data, primitive));
-    };
-  },
-};
+function negation(name: '!' | '!!', negate: boolean): OperatorDefinition {
+  return {
+    name,
+    arity: { min: 1, max: 1 },
+    pure: true,
+    neverArray: true,
+    compile([operand]) {
+      const evaluate = operand!.evaluate;
+      if (operand!.neverArray) {
+        return negate ? (data, primitive) => !evaluate(data, primitive) : (data, primitive) => !!evaluate(data, primitive);
+      }
+      return negate
+        ? (data, primitive) => !isTruthy(evaluate(data, primitive))
+        : (data, primitive) => isTruthy(evaluate(data, primitive));
+    },
+  };
+}
 
 /** `and` returns the first falsy value or the last one, like json-logic-js (not a boolean). */
 const and: OperatorDefinition = {
   name: 'and',
   arity: { min: 1, max: Infinity },
   pure: true,
+  neverArray: allNeverArray,
   compile(args) {
-    const operands = evaluators(args);
-    if (operands.length === 2) {
+    const operands = args.map((arg) => arg.evaluate);
+    if (operands.length === 2 && args[0]!.neverArray) {
       const [first, second] = operands as [Evaluator, Evaluator];
       return function andPair(data, primitive) {
         const value = first(data, primitive);
-        return isTruthy(value) ? second(data, primitive) : value;
+        return value ? second(data, primitive) : value;
+      };
+    }
+    if (allNeverArray(args)) {
+      return function andScalars(data, primitive) {
+        let value: unknown;
+        for (let index = 0; index < operands.length; index++) {
+          value = operands[index]!(data, primitive);
+          if (!value) return value;
+        }
+        return value;
       };
     }
     return function and(data, primitive) {
@@ -56,13 +64,24 @@ const or: OperatorDefinition = {
   name: 'or',
   arity: { min: 1, max: Infinity },
   pure: true,
+  neverArray: allNeverArray,
   compile(args) {
-    const operands = evaluators(args);
-    if (operands.length === 2) {
+    const operands = args.map((arg) => arg.evaluate);
+    if (operands.length === 2 && args[0]!.neverArray) {
       const [first, second] = operands as [Evaluator, Evaluator];
       return function orPair(data, primitive) {
         const value = first(data, primitive);
-        return isTruthy(value) ? value : second(data, primitive);
+        return value ? value : second(data, primitive);
+      };
+    }
+    if (allNeverArray(args)) {
+      return function orScalars(data, primitive) {
+        let value: unknown;
+        for (let index = 0; index < operands.length; index++) {
+          value = operands[index]!(data, primitive);
+          if (value) return value;
+        }
+        return value;
       };
     }
     return function or(data, primitive) {
@@ -82,8 +101,9 @@ function conditional(name: string): OperatorDefinition {
     name,
     arity: { min: 0, max: Infinity },
     pure: true,
+    neverArray: (args) => args.every((arg, index) => arg.neverArray || (index % 2 === 0 && index !== args.length - 1)),
     compile(args) {
-      const operands = evaluators(args);
+      const operands = args.map((arg) => arg.evaluate);
       const pairs = Math.floor(operands.length / 2);
       const otherwise = operands.length % 2 === 1 ? operands[operands.length - 1]! : undefined;
       if (pairs === 1 && otherwise) {
@@ -102,4 +122,11 @@ function conditional(name: string): OperatorDefinition {
   };
 }
 
-export const logicOperators: readonly OperatorDefinition[] = [not, toBoolean, and, or, conditional('if'), conditional('?:')];
+export const logicOperators: readonly OperatorDefinition[] = [
+  negation('!', true),
+  negation('!!', false),
+  and,
+  or,
+  conditional('if'),
+  conditional('?:'),
+];

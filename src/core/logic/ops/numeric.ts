@@ -9,6 +9,7 @@ const add: OperatorDefinition = {
   name: '+',
   arity: { min: 1, max: Infinity },
   pure: true,
+  neverArray: true,
   compile(args) {
     const operands = args.map((arg) => arg.evaluate);
     return function add(data, primitive) {
@@ -24,6 +25,7 @@ const multiply: OperatorDefinition = {
   name: '*',
   arity: { min: 1, max: Infinity },
   pure: true,
+  neverArray: (args) => args.length > 1 || args[0]!.neverArray,
   compile(args) {
     const operands = args.map((arg) => arg.evaluate);
     const [first] = operands as [Evaluator];
@@ -41,6 +43,7 @@ const subtract: OperatorDefinition = {
   name: '-',
   arity: { min: 1, max: 2 },
   pure: true,
+  neverArray: true,
   compile([left, right]) {
     const evaluateLeft = left!.evaluate;
     if (!right) {
@@ -60,6 +63,7 @@ function arithmetic(name: string, apply: (a: number, b: number) => number): Oper
     name,
     arity: { min: 2, max: 2 },
     pure: true,
+    neverArray: true,
     compile([left, right]) {
       const evaluateLeft = left!.evaluate;
       const evaluateRight = right!.evaluate;
@@ -75,6 +79,7 @@ function extreme(name: string, pick: (...values: number[]) => number): OperatorD
     name,
     arity: { min: 1, max: Infinity },
     pure: true,
+    neverArray: true,
     compile(args) {
       const operands = args.map((arg) => arg.evaluate);
       return function extreme(data, primitive) {

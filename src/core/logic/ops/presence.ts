@@ -23,6 +23,7 @@ const has: OperatorDefinition = {
   name: 'has',
   arity: { min: 1, max: 2 },
   pure: false,
+  neverArray: true,
   compile(args, ctx) {
     const root = args.length === 2 ? args[0]!.evaluate : ctx.scope.capabilities;
     const pathArg = args[args.length - 1]!;
@@ -42,6 +43,7 @@ const hasAll: OperatorDefinition = {
   name: 'has_all',
   arity: { min: 1, max: Infinity },
   pure: false,
+  neverArray: true,
   compile(args, ctx) {
     const last = args[args.length - 1]!;
     const listGiven = last.isConstant && Array.isArray(last.constant);
@@ -65,6 +67,7 @@ const hasAll: OperatorDefinition = {
         isConstant: true,
         constant,
         raw: constant,
+        neverArray: !Array.isArray(constant),
         path: listGiven ? `${last.path}[${index}]` : args[index]!.path,
       })),
       ctx,

@@ -89,12 +89,28 @@ function findTest(operator: unknown): VersionTest | undefined {
  * Parses with a one-entry memo: one request usually compares the same client version in many
  * rules and primitives, so repeated calls skip the regex and the allocation.
  */
+// Versions repeat across callers (a few client releases), so parses are shared by every
+// sem_ver clause; the cache is bounded and simply starts over when full.
+const parsedVersions = new Map<string, SemVer | null>();
+const maxParsedVersions = 1024;
+
+function readVersion(value: unknown): SemVer | null {
+  if (typeof value !== 'string' || value.length > 256) return parseSemVer(value);
+  const known = parsedVersions.get(value);
+  if (known !== undefined) return known;
+  const version = parseSemVer(value);
+  if (parsedVersions.size >= maxParsedVersions) parsedVersions.clear();
+  parsedVersions.set(value, version);
+  return version;
+}
+
+/** A reader with a one-entry memo in front of the shared cache: a list request asks about one caller's version 1,000 times. */
 function createVersionReader(): (value: unknown) => SemVer | null {
-  let lastValue: unknown;
+  let lastValue: unknown = null;
   let lastVersion: SemVer | null = null;
-  return function readVersion(value) {
+  return function readVersionOnce(value) {
     if (value !== lastValue) {
-      lastVersion = parseSemVer(value);
+      lastVersion = readVersion(value);
       lastValue = value;
     }
     return lastVersion;
@@ -130,6 +146,7 @@ const semVer: OperatorDefinition = {
   name: 'sem_ver',
   arity: { min: 3, max: 3 },
   pure: true,
+  neverArray: true,
   compile(args, ctx): Evaluator {
     const [actualArg, operatorArg, targetArg] = args as [CompiledArg, CompiledArg, CompiledArg];
     if (!reportLiterals(args, ctx)) return () => null;

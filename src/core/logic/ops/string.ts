@@ -32,6 +32,7 @@ function defineAffixOperator(name: string, test: AffixTest): OperatorDefinition 
     name,
     arity: { min: 2, max: 2 },
     pure: true,
+    neverArray: true,
     compile(args, ctx): Evaluator {
       if (!reportNonStrings(name, args, ctx)) return () => null;
       const [valueArg, affixArg] = args as [CompiledArg, CompiledArg];

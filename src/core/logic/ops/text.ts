@@ -11,6 +11,7 @@ const concatenate: OperatorDefinition = {
   name: 'cat',
   arity: { min: 0, max: Infinity },
   pure: true,
+  neverArray: true,
   compile(args, ctx) {
     const operands = args.map((arg) => arg.evaluate);
     const limit = ctx.options.maxStringLength;
@@ -26,6 +27,7 @@ const substring: OperatorDefinition = {
   name: 'substr',
   arity: { min: 2, max: 3 },
   pure: true,
+  neverArray: true,
   compile([sourceArg, startArg, lengthArg]) {
     return function substr(data, primitive) {
       const source = String(sourceArg!.evaluate(data, primitive));
