@@ -16,6 +16,8 @@ export interface HttpHostOptions {
   basePath?: string;
   /** One McpServer per request and no session ids (the SDK's stateless mode). Default false. */
   stateless?: boolean;
+  /** Receives what failed while handling a request (a throwing `createServer`, say); the client gets a 500. */
+  onError?: (error: unknown) => void;
 }
 
 export interface HttpHost {
@@ -74,6 +76,7 @@ export async function startHttpHost(options: HttpHostOptions): Promise<HttpHost>
 
   const httpServer: Server = createServer((request, response) => {
     handle(request, response).catch((error: unknown) => {
+      options.onError?.(error);
       if (!response.headersSent) {
         response.writeHead(500, { 'content-type': 'application/json' }).end(jsonRpcError(-32603, `Internal error: ${String(error)}`));
       }

@@ -1,0 +1,80 @@
+import type { PrimitiveKind, RequestContext } from '../core/context.js';
+
+/** The fields of the gate's `onDecision` event that the log reads (mcp-gate/sdk's DecisionEvent has them all). */
+export interface DecisionLogInput {
+  readonly time: string;
+  readonly requestId: string | number | undefined;
+  readonly method: string;
+  readonly primitive?: { readonly kind: PrimitiveKind; readonly name: string } | undefined;
+  readonly counts?: { readonly visible: number; readonly hidden: number } | undefined;
+  readonly allowed: boolean;
+  readonly reason: string;
+  readonly ruleId?: string | undefined;
+  readonly message: string;
+  readonly policyRevision: string;
+  readonly context: RequestContext;
+}
+
+/** One line of the decision log, in the order its fields are written. */
+export interface DecisionRecord {
+  readonly time: string;
+  readonly requestId: string | number | null;
+  readonly method: string;
+  readonly primitive?: { readonly kind: PrimitiveKind; readonly name: string };
+  readonly allowed: boolean;
+  readonly reason: string;
+  readonly ruleId?: string;
+  readonly message?: string;
+  readonly visible?: number;
+  readonly hidden?: number;
+  readonly policyRevision: string;
+  readonly endpoint: string;
+  readonly client?: string;
+  readonly headers?: Readonly<Record<string, string>>;
+}
+
+export interface DecisionLogOptions {
+  /** Receives one JSON line, newline included. */
+  readonly write: (line: string) => void;
+  /** Header names (any case) whose values may be logged; every other header stays out. */
+  readonly logHeaders?: readonly string[];
+}
+
+/**
+ * Keeps what says why a request saw what it saw, and nothing the caller sent as data: header
+ * values only when allow-listed by name, never auth (subject, client id, scopes, claims), never
+ * arguments, never the session id (on Streamable HTTP it is what routes requests to a session).
+ * A decision's sentence is kept only for rules and the default, whose text the policy author
+ * wrote: a requirement's names the header value a primitive requires, an error's may quote data.
+ */
+export function toDecisionRecord(event: DecisionLogInput, logHeaders: ReadonlySet<string>): DecisionRecord {
+  const { context, primitive, ruleId, counts } = event;
+  const headers: Record<string, string> = {};
+  for (const name of logHeaders) {
+    const value = context.request.headers[name];
+    if (value !== undefined) headers[name] = value;
+  }
+  return {
+    time: event.time,
+    requestId: event.requestId ?? null,
+    method: event.method,
+    ...(primitive === undefined ? {} : { primitive: { kind: primitive.kind, name: primitive.name } }),
+    allowed: event.allowed,
+    reason: event.reason,
+    ...(ruleId === undefined ? {} : { ruleId }),
+    ...(event.reason === 'rule' || event.reason === 'default' ? { message: event.message } : {}),
+    ...(counts === undefined ? {} : { visible: counts.visible, hidden: counts.hidden }),
+    policyRevision: event.policyRevision,
+    endpoint: context.request.endpoint,
+    ...(context.client.name === undefined ? {} : { client: context.client.name }),
+    ...(Object.keys(headers).length === 0 ? {} : { headers }),
+  };
+}
+
+/** An `onDecision` handler that writes one JSON line per decision. */
+export function createDecisionLogger(options: DecisionLogOptions): (event: DecisionLogInput) => void {
+  const logHeaders = new Set((options.logHeaders ?? []).map((name) => name.trim().toLowerCase()).filter((name) => name !== ''));
+  return function logDecision(event) {
+    options.write(`${JSON.stringify(toDecisionRecord(event, logHeaders))}\n`);
+  };
+}
