@@ -1,6 +1,29 @@
 // SDK-agnostic adapter logic shared by the v1 (`sdk/`) and v2 (`server/`) adapters.
+export { dependsOnCaller } from './cache-scope.js';
+export { missingCapabilities, toCapabilitiesObject } from './capability-requirements.js';
 export { buildCatalog, assertCatalogValid, type Catalog, type CatalogEntry, type CatalogOptions, type PrimitiveSource } from './catalog.js';
+export { createDecisionLog, type DecisionEvent, type DecisionLog } from './decision-events.js';
+export {
+  clientCapabilitiesMetaKey,
+  clientInfoMetaKey,
+  protocolVersionMetaKey,
+  readEnvelope,
+  type RequestEnvelope,
+} from './envelope.js';
+export { oneOf, readGateSettings, type DeniedMode, type GateSettings, type SharedGateOptions } from './gate-options.js';
+export { createPolicyHolder, type GatedSession, type GateRuntime, type PolicyHolder } from './gate-runtime.js';
+export type { GatedRequest, JsonRpcRequest, StoredHandler } from './gated-request.js';
 export { changedLists, SessionContexts, type ListKind } from './list-changes.js';
+export {
+  itemsByKey,
+  listVisibleResources,
+  pageOf,
+  toPublicItem,
+  visibleItems,
+  type ListableResources,
+  type ListCounts,
+  type ListItem,
+} from './list-items.js';
 export {
   describePrimitive,
   gateMetaKey,
@@ -15,4 +38,18 @@ export {
 export { createPaginator, InvalidCursorError, type Page, type Paginator } from './pagination.js';
 export { isPolicy, resolvePolicy } from './policy-input.js';
 export { createPolicyView, type MissingCapabilities, type PolicyView } from './policy-view.js';
+export { answerRenamed, renameInError, renameInToolResult } from './renaming.js';
+export {
+  completeWithTemplate,
+  resourceCandidates,
+  routePrompt,
+  routeResourceRead,
+  routeTemplateCompletion,
+  routeToolCall,
+  type CompletableTemplate,
+  type ResourceCandidates,
+  type Route,
+  type TemplateMatcher,
+} from './routing.js';
+export { gateHandlerMap, notifyListChanged, RegistryTracker, type ListChangeNotifier, type RegistrationObserver } from './server-hooks.js';
 export { compareVersionsDescending, defaultVersionSeparator, publicToolName } from './versioning.js';

@@ -27,27 +27,6 @@ export function toolErrorResult(message: string): { content: { type: 'text'; tex
   return { content: [{ type: 'text', text: message }], isError: true };
 }
 
-/**
- * Replaces a name inside an error result's text and inside a thrown error's message. Used to turn
- * the SDK's answer for a probe name, or for a versioned tool's internal name, into the name the
- * client asked for, so internal names never reach the client.
- */
-export function renameInToolResult(result: unknown, from: string, to: string): unknown {
-  if (result === null || typeof result !== 'object') return result;
-  const { content, isError } = result as { content?: unknown; isError?: unknown };
-  if (isError !== true || !Array.isArray(content)) return result;
-  const renamed = content.map((item: unknown) => {
-    const text = (item as { type?: unknown; text?: unknown } | null)?.text;
-    return typeof text === 'string' && text.includes(from) ? { ...(item as object), text: text.split(from).join(to) } : item;
-  });
-  return { ...(result as object), content: renamed };
-}
-
-export function renameInError(error: unknown, from: string, to: string): unknown {
-  if (error instanceof Error && error.message.includes(from)) error.message = error.message.split(from).join(to);
-  return error;
-}
-
 /** A cursor this gate did not issue for this list, policy revision and context. */
 export function invalidCursor(): McpError {
   return new McpError(ErrorCode.InvalidParams, 'Invalid cursor');

@@ -1,8 +1,10 @@
 import { CompleteRequestSchema, GetPromptRequestSchema, ReadResourceRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import type { CatalogEntry } from '../adapter/catalog.js';
+import type { GatedRequest, JsonRpcRequest } from '../adapter/gated-request.js';
+import { completeWithTemplate, routePrompt, routeResourceRead, routeTemplateCompletion } from '../adapter/routing.js';
 import { deniedError, promptNotFound, resourceNotFound, resourceTemplateNotFound } from './denials.js';
-import type { GatedRequest, Installation } from './installation.js';
-import type { JsonRpcRequest, SdkExtra, StoredHandler } from './server-internals.js';
+import type { Installation } from './installation.js';
+import type { SdkExtra, StoredHandler } from './server-internals.js';
 
 /**
  * Hidden answers are built only after the request parses: the SDK rejects a malformed request
@@ -16,19 +18,15 @@ export function createGatedPromptGet(installation: Installation, sdkHandler: Sto
   return async function gatedPromptGet(request: JsonRpcRequest, extra: SdkExtra) {
     const name = request.params?.['name'];
     if (typeof name !== 'string') return sdkHandler(request, extra);
-    const { view, catalog, context } = installation.begin('prompts/get', extra);
-    const entry = catalog.get('prompt', name);
-    if (!entry || view.isVisible(context, entry)) return sdkHandler(request, extra);
-    if (!parses(GetPromptRequestSchema, request)) return sdkHandler(request, extra);
-    throw installation.settings.denied === 'explain' ? deniedError('Prompt', name, view.explain(context, entry)) : promptNotFound(name);
+    const gated = installation.begin('prompts/get', extra);
+    const route = routePrompt(gated, name);
+    installation.settings.decisions.route(gated, route);
+    if (route.to !== 'hidden' || !parses(GetPromptRequestSchema, request)) return sdkHandler(request, extra);
+    throw deniedOr(installation, gated, route.entry!, 'Prompt', name, promptNotFound(name));
   };
 }
 
-/**
- * resources/read: the SDK picks the exact resource, else the first template that matches. When
- * that pick is hidden, the read goes where it would go had the hidden primitives never been
- * registered: the first visible matching template, called as the SDK calls it.
- */
+/** resources/read, routed as if hidden primitives had never been registered (see routeResourceRead). */
 export function createGatedResourceRead(installation: Installation, sdkHandler: StoredHandler): StoredHandler {
   return async function gatedResourceRead(request: JsonRpcRequest, extra: SdkExtra) {
     const rawUri = request.params?.['uri'];
@@ -36,18 +34,14 @@ export function createGatedResourceRead(installation: Installation, sdkHandler: 
     const url = new URL(rawUri);
     const uri = url.toString();
     const gated = installation.begin('resources/read', extra);
-    const { view, catalog, context } = gated;
-    const resource = catalog.get('resource', uri);
-    if (resource && view.isVisible(context, resource)) return sdkHandler(request, extra);
     const templates = installation.internals._registeredResourceTemplates;
-    const matching = catalog.entries('resourceTemplate').filter((entry) => templates[entry.key]?.resourceTemplate.uriTemplate.match(uri));
-    const sdkPick = resource ?? matching[0];
-    if (!sdkPick || view.isVisible(context, sdkPick)) return sdkHandler(request, extra);
-    const fallback = matching.find((entry) => entry !== sdkPick && view.isVisible(context, entry));
-    const template = fallback && templates[fallback.key];
+    const route = routeResourceRead(gated, uri, (key) => templates[key]?.resourceTemplate.uriTemplate.match(uri) != null);
+    installation.settings.decisions.route(gated, route);
+    if (route.to === 'sdk') return sdkHandler(request, extra);
+    const template = route.to === 'entry' ? templates[route.entry.key] : undefined;
     if (template) return template.readCallback(url, template.resourceTemplate.uriTemplate.match(uri)!, extra);
     if (!parses(ReadResourceRequestSchema, request)) return sdkHandler(request, extra);
-    throw deniedOr(installation, gated, sdkPick, 'Resource', uri, resourceNotFound(uri));
+    throw deniedOr(installation, gated, route.entry!, 'Resource', uri, resourceNotFound(uri));
   };
 }
 
@@ -57,24 +51,19 @@ export function createGatedCompletion(installation: Installation, sdkHandler: St
     const ref = request.params?.['ref'] as { type?: unknown; name?: unknown; uri?: unknown } | undefined;
     if (ref?.type === 'ref/prompt' && typeof ref.name === 'string') {
       const gated = installation.begin('completion/complete', extra);
-      const entry = gated.catalog.get('prompt', ref.name);
-      if (!entry || gated.view.isVisible(gated.context, entry) || !parses(CompleteRequestSchema, request)) return sdkHandler(request, extra);
-      throw deniedOr(installation, gated, entry, 'Prompt', ref.name, promptNotFound(ref.name));
+      const route = routePrompt(gated, ref.name);
+      installation.settings.decisions.route(gated, route);
+      if (route.to !== 'hidden' || !parses(CompleteRequestSchema, request)) return sdkHandler(request, extra);
+      throw deniedOr(installation, gated, route.entry!, 'Prompt', ref.name, promptNotFound(ref.name));
     }
     if (ref?.type === 'ref/resource' && typeof ref.uri === 'string') {
       const gated = installation.begin('completion/complete', extra);
-      const { view, catalog, context } = gated;
-      const templateUri = ref.uri;
-      const matching = catalog.entries('resourceTemplate').filter((entry) => entry.metadata.uriTemplate === templateUri);
-      const first = matching[0];
-      if (first && view.isVisible(context, first)) return sdkHandler(request, extra);
-      const fallback = matching.find((entry) => view.isVisible(context, entry));
-      if (fallback) return completeWithTemplate(installation, fallback, request);
-      // The SDK answers a fixed resource's URI with an empty completion; a hidden one must not.
-      const resource = catalog.get('resource', templateUri);
-      if (!first && (!resource || view.isVisible(context, resource))) return sdkHandler(request, extra);
+      const route = routeTemplateCompletion(gated, ref.uri);
+      installation.settings.decisions.route(gated, route);
+      if (route.to === 'sdk') return sdkHandler(request, extra);
+      if (route.to === 'entry') return completeWithTemplate(installation.internals._registeredResourceTemplates[route.entry.key], request.params);
       if (!parses(CompleteRequestSchema, request)) return sdkHandler(request, extra);
-      throw deniedOr(installation, gated, first ?? resource!, 'Resource template', templateUri, resourceTemplateNotFound(templateUri));
+      throw deniedOr(installation, gated, route.entry!, 'Resource template', ref.uri, resourceTemplateNotFound(ref.uri));
     }
     return sdkHandler(request, extra);
   };
@@ -82,14 +71,4 @@ export function createGatedCompletion(installation: Installation, sdkHandler: St
 
 function deniedOr(installation: Installation, gated: GatedRequest, entry: CatalogEntry, label: Parameters<typeof deniedError>[0], name: string, notFound: Error): Error {
   return installation.settings.denied === 'explain' ? deniedError(label, name, gated.view.explain(gated.context, entry)) : notFound;
-}
-
-/** Mirrors the SDK's handleResourceCompletion for a template it would not have picked itself. */
-async function completeWithTemplate(installation: Installation, entry: CatalogEntry, request: JsonRpcRequest): Promise<unknown> {
-  const params = request.params as { argument: { name: string; value: string }; context?: { arguments?: Record<string, string> } };
-  const template = installation.internals._registeredResourceTemplates[entry.key];
-  const completer = template?.resourceTemplate.completeCallback(params.argument.name);
-  if (!completer) return { completion: { values: [], hasMore: false } };
-  const suggestions = await completer(params.argument.value, params.context);
-  return { completion: { values: suggestions.slice(0, 100), total: suggestions.length, hasMore: suggestions.length > 100 } };
 }

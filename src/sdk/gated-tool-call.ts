@@ -1,7 +1,9 @@
-import type { CatalogEntry } from '../adapter/catalog.js';
-import { deniedError, renameInError, renameInToolResult, toolErrorResult } from './denials.js';
+import type { JsonRpcRequest } from '../adapter/gated-request.js';
+import { answerRenamed } from '../adapter/renaming.js';
+import { routeToolCall } from '../adapter/routing.js';
+import { deniedError, toolErrorResult } from './denials.js';
 import type { Installation } from './installation.js';
-import type { JsonRpcRequest, SdkExtra, StoredHandler } from './server-internals.js';
+import type { SdkExtra, StoredHandler } from './server-internals.js';
 
 /**
  * A name no registration can have (it starts with NUL). Asking the SDK to call it yields exactly
@@ -19,32 +21,18 @@ export function createGatedToolCall(installation: Installation, sdkHandler: Stor
   return function gatedToolCall(request: JsonRpcRequest, extra: SdkExtra): Promise<unknown> {
     const name = request.params?.['name'];
     if (typeof name !== 'string') return sdkHandler(request, extra);
-    const { view, catalog, context } = installation.begin('tools/call', extra);
-    const candidates = catalog.toolCandidates(name);
-    if (candidates === undefined) {
-      // Unknown to the SDK too: its own answer. Known only as a versioned key: internal, so hidden.
-      if (catalog.get('tool', name) === undefined) return sdkHandler(request, extra);
-      return answerHidden(name, undefined);
+    const gated = installation.begin('tools/call', extra);
+    const route = routeToolCall(gated, name);
+    installation.settings.decisions.route(gated, route);
+    if (route.to === 'sdk') return sdkHandler(request, extra);
+    if (route.to === 'entry') return callAs(route.entry.key);
+    if (installation.settings.denied === 'explain' && route.entry !== undefined) {
+      return Promise.resolve(toolErrorResult(deniedError('Tool', name, gated.view.explain(gated.context, route.entry)).message));
     }
-    const chosen = view.resolveTool(catalog, name, context);
-    if (chosen === undefined) return answerHidden(name, candidates[0]);
-    if (chosen.key === name) return sdkHandler(request, extra);
-    return callAs(chosen.key, name);
+    return callAs(unknownToolProbe);
 
-    async function callAs(registryKey: string, shownName: string): Promise<unknown> {
-      const routed = { ...request, params: { ...request.params, name: registryKey } };
-      try {
-        return renameInToolResult(await sdkHandler(routed, extra), registryKey, shownName);
-      } catch (error) {
-        throw renameInError(error, registryKey, shownName);
-      }
-    }
-
-    function answerHidden(shownName: string, denied: CatalogEntry | undefined): Promise<unknown> {
-      if (installation.settings.denied === 'explain' && denied !== undefined) {
-        return Promise.resolve(toolErrorResult(deniedError('Tool', shownName, view.explain(context, denied)).message));
-      }
-      return callAs(unknownToolProbe, shownName);
+    function callAs(registryKey: string): Promise<unknown> {
+      return answerRenamed(sdkHandler, { ...request, params: { ...request.params, name: registryKey } }, extra, registryKey, name as string);
     }
   };
 }

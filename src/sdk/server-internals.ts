@@ -8,18 +8,13 @@ import type {
 import type { RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/protocol.js';
 import type { ServerNotification, ServerRequest } from '@modelcontextprotocol/sdk/types.js';
 import type { PrimitiveSource } from '../adapter/catalog.js';
+import type { StoredHandler as AnyStoredHandler } from '../adapter/gated-request.js';
 import { PolicyOptionError } from '../core/errors.js';
 
 export type SdkExtra = RequestHandlerExtra<ServerRequest, ServerNotification>;
 
 /** A handler as the SDK stores it: raw JSON-RPC request in, result out (parsing happens inside). */
-export type StoredHandler = (request: JsonRpcRequest, extra: SdkExtra) => Promise<unknown>;
-
-export interface JsonRpcRequest {
-  readonly method: string;
-  readonly params?: Record<string, unknown> | undefined;
-  readonly [key: string]: unknown;
-}
+export type StoredHandler = AnyStoredHandler<SdkExtra>;
 
 /**
  * The parts of McpServer 1.32 the gate reads. They are private in the SDK's types, so this view

@@ -2,7 +2,8 @@ import { MissingRequiredClientCapabilityError, ProtocolError, ProtocolErrorCode,
 import type { CatalogEntry } from '../adapter/catalog.js';
 import { missingCapabilities, toCapabilitiesObject } from '../adapter/capability-requirements.js';
 import type { Decision } from '../core/policy/types.js';
-import type { GatedRequest, Installation } from './installation.js';
+import type { GatedRequest } from '../adapter/gated-request.js';
+import type { Installation } from './installation.js';
 
 /**
  * A name no registration can have (it starts with NUL). Asking the SDK to call, get or complete
@@ -37,24 +38,6 @@ export function missingCapabilityError(installation: Installation, gated: GatedR
     allowedOtherwise = false;
   }
   return allowedOtherwise ? new MissingRequiredClientCapabilityError({ requiredCapabilities: toCapabilitiesObject(missing) }) : undefined;
-}
-
-/** Replaces a name inside a thrown error's message (probe or internal versioned key → the name asked for). */
-export function renameInError(error: unknown, from: string, to: string): unknown {
-  if (error instanceof Error && error.message.includes(from)) error.message = error.message.split(from).join(to);
-  return error;
-}
-
-/** Replaces a name inside an `isError` tool result's text, so internal names never reach the client. */
-export function renameInToolResult(result: unknown, from: string, to: string): unknown {
-  if (result === null || typeof result !== 'object') return result;
-  const { content, isError } = result as { content?: unknown; isError?: unknown };
-  if (isError !== true || !Array.isArray(content)) return result;
-  const renamed = content.map((item: unknown) => {
-    const text = (item as { text?: unknown } | null)?.text;
-    return typeof text === 'string' && text.includes(from) ? { ...(item as object), text: text.split(from).join(to) } : item;
-  });
-  return { ...(result as object), content: renamed };
 }
 
 /** A cursor this gate did not issue for this list, policy revision and context. */

@@ -1,10 +1,4 @@
-import type { PrimitiveAnnotation } from '../core/context.js';
-import type { SessionContexts } from '../adapter/list-changes.js';
-import type { Paginator } from '../adapter/pagination.js';
-import type { PolicyView } from '../adapter/policy-view.js';
-
-/** How a denied call, get, read or completion surfaces. */
-export type DeniedMode = 'hide' | 'explain';
+import type { GateSettings } from '../adapter/gate-options.js';
 
 /**
  * How a call to a primitive hidden only by an unmet capability requirement answers: `'hide'`
@@ -13,20 +7,7 @@ export type DeniedMode = 'hide' | 'explain';
  */
 export type MissingCapabilityMode = 'hide' | 'error';
 
-/** Options after validation, shared by every server a gate is installed on. */
-export interface GateSettings {
-  readonly annotations: ReadonlyMap<string, PrimitiveAnnotation>;
-  readonly denied: DeniedMode;
+/** The shared settings plus the v2-only answer to a missing capability. */
+export interface ServerGateSettings extends GateSettings {
   readonly missingCapability: MissingCapabilityMode;
-  readonly exposeRequirements: boolean;
-  readonly paginator: Paginator;
-  readonly versionSeparator: string;
-  readonly reportError: (error: Error) => void;
-}
-
-/** What an installation needs from its gate: the policy in force now, settings, session tracking. */
-export interface GateRuntime {
-  currentView(): PolicyView;
-  readonly settings: GateSettings;
-  readonly sessions: SessionContexts<object>;
 }

@@ -1,41 +1,20 @@
 import type { McpRequestContext, McpServer } from '@modelcontextprotocol/server';
-import type { PrimitiveAnnotation } from '../core/context.js';
+import { PolicyOptionError } from '../core/errors.js';
 import type { PolicyDocument } from '../core/policy/schema.js';
 import type { Policy } from '../core/policy/types.js';
-import { changedLists, SessionContexts } from '../adapter/list-changes.js';
-import { validateMetadataOption } from '../adapter/metadata.js';
-import { createPaginator } from '../adapter/pagination.js';
-import { resolvePolicy } from '../adapter/policy-input.js';
-import { createPolicyView, type MissingCapabilities, type PolicyView } from '../adapter/policy-view.js';
-import { defaultVersionSeparator } from '../adapter/versioning.js';
-import type { DeniedMode, GateRuntime, GateSettings, MissingCapabilityMode } from './gate-settings.js';
+import { oneOf, readGateSettings, type SharedGateOptions } from '../adapter/gate-options.js';
+import { createPolicyHolder } from '../adapter/gate-runtime.js';
+import type { MissingCapabilityMode, ServerGateSettings } from './gate-settings.js';
 import { Installation } from './installation.js';
-import { PolicyOptionError } from '../core/errors.js';
 
-export interface GateOptions extends InstallOptions {
-  /** A compiled Policy, or a policy document to compile now (compile once outside a per-request factory). */
-  policy: Policy | PolicyDocument;
-  /** Annotations by `tool:NAME`, `prompt:NAME`, `resource:URI`, `template:NAME`; fields override `_meta['mcp-gate']`. */
-  metadata?: Record<string, PrimitiveAnnotation>;
-  /** `'hide'` (default): denied ≡ unknown. `'explain'`: the decision's message, for trusted internal deployments. */
-  denied?: DeniedMode;
+export interface GateOptions extends SharedGateOptions, InstallOptions {
   /** `'error'`: a call hidden only by a missing client capability answers -32021 (reveals the primitive). Default `'hide'`. */
   missingCapability?: MissingCapabilityMode;
-  /** Publish required capabilities as `_meta['io.modelcontextprotocol/requiredCapabilities']` in list results. */
-  exposeRequirements?: boolean;
-  /** How capability requirements treat a 2025-era stateless request, which declares no capabilities. Default `'deny'`. */
-  onMissingCapabilities?: MissingCapabilities;
-  /** Page size of list results; without it every list is one page, as in the SDK. */
-  pageSize?: number;
   /**
    * Keys list cursors. Defaults to a constant so any instance accepts any instance's cursor (no
    * sticky sessions); a cursor still only opens the list it was issued for.
    */
   cursorSecret?: string;
-  /** Separator of versioned tool keys (`search__2.0.0`). Default `'__'`. */
-  versionSeparator?: string;
-  /** Receives errors the gate cannot throw: invalid metadata registered later, failed notifications. */
-  onError?: (error: Error) => void;
 }
 
 export interface InstallOptions {
@@ -65,45 +44,21 @@ const defaultCursorSecret = 'mcp-gate/server';
 
 /** Creates a gate without installing it: compile once, then `install` it on each McpServer, e.g. per request. */
 export function createGate(options: GateOptions): Gate {
-  if (options === null || typeof options !== 'object') throw new PolicyOptionError('mcp-gate: options must be an object with a "policy"');
-  const onMissingCapabilities = oneOf(options.onMissingCapabilities, 'onMissingCapabilities', ['deny', 'allow'] as const);
-  const versionSeparator = options.versionSeparator ?? defaultVersionSeparator;
-  if (typeof versionSeparator !== 'string' || versionSeparator === '') throw new PolicyOptionError('mcp-gate: option "versionSeparator" must be a non-empty string');
-  const cursorSecret = options.cursorSecret ?? defaultCursorSecret;
+  const cursorSecret = options?.cursorSecret ?? defaultCursorSecret;
   if (typeof cursorSecret !== 'string') throw new PolicyOptionError('mcp-gate: option "cursorSecret" must be a string');
-  const onError = options.onError;
-  const settings: GateSettings = {
-    annotations: validateMetadataOption(options.metadata),
-    denied: oneOf(options.denied, 'denied', ['hide', 'explain'] as const),
-    missingCapability: oneOf(options.missingCapability, 'missingCapability', ['hide', 'error'] as const),
-    exposeRequirements: options.exposeRequirements === true,
-    paginator: createPaginator(options.pageSize, cursorSecret),
-    versionSeparator,
-    reportError: (error) => onError?.(error),
+  const settings: ServerGateSettings = {
+    ...readGateSettings(options, cursorSecret),
+    missingCapability: oneOf(options.missingCapability, 'missingCapability', ['hide', 'error']),
   };
-  const compile = (input: unknown): PolicyView => createPolicyView(resolvePolicy(input, 'policy', { onMissingCapabilities }), onMissingCapabilities);
-  let view = compile(options.policy);
-  const sessions = new SessionContexts<object>((session) => (session as Installation).isOpen());
-  const runtime: GateRuntime = { currentView: () => view, settings, sessions };
-
+  const holder = createPolicyHolder(options.policy, settings);
   return {
     get policy() {
-      return view.policy;
+      return holder.policy;
     },
-    async setPolicy(next) {
-      const before = view;
-      const after = compile(next);
-      view = after;
-      const notifications: Promise<void>[] = [];
-      for (const [session, context] of sessions.open()) {
-        const installation = session as Installation;
-        for (const list of changedLists(installation.catalog(), before, after, context)) notifications.push(installation.notify(list));
-      }
-      await Promise.all(notifications);
-    },
+    setPolicy: (next) => holder.setPolicy(next),
     install(server, installOptions) {
       if (gatedServers.has(server)) throw new PolicyOptionError('mcp-gate: this McpServer is already gated');
-      new Installation(server, runtime, installOptions?.request);
+      new Installation(server, holder.runtime, installOptions?.request);
       gatedServers.add(server);
     },
   };
@@ -121,10 +76,4 @@ export function gate(server: McpServer, options: GateOptions | Gate, installOpti
 
 function isGate(value: GateOptions | Gate): value is Gate {
   return typeof (value as Gate).install === 'function' && typeof (value as Gate).setPolicy === 'function';
-}
-
-function oneOf<T extends string>(value: unknown, name: string, allowed: readonly [T, ...T[]]): T {
-  if (value === undefined) return allowed[0];
-  if ((allowed as readonly unknown[]).includes(value)) return value as T;
-  throw new PolicyOptionError(`mcp-gate: option "${name}" must be ${allowed.map((item) => JSON.stringify(item)).join(' or ')}, got ${JSON.stringify(value)}`);
 }

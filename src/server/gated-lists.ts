@@ -1,14 +1,12 @@
 import type { ServerContext } from '@modelcontextprotocol/server';
 import type { PrimitiveKind } from '../core/context.js';
 import { dependsOnCaller } from '../adapter/cache-scope.js';
-import type { CatalogEntry } from '../adapter/catalog.js';
-import { publicMeta } from '../adapter/metadata.js';
-import { InvalidCursorError, type Page } from '../adapter/pagination.js';
+import type { GatedRequest, JsonRpcRequest } from '../adapter/gated-request.js';
+import { itemsByKey, listVisibleResources, pageOf, visibleItems, type ListCounts, type ListItem } from '../adapter/list-items.js';
 import { invalidCursor } from './denials.js';
-import type { GatedRequest, Installation } from './installation.js';
-import type { JsonRpcRequest, StoredHandler } from './server-internals.js';
+import type { Installation } from './installation.js';
+import type { StoredHandler } from './server-internals.js';
 
-type ListItem = Record<string, unknown>;
 type ListResult = Record<string | symbol, unknown>;
 
 interface ListSpec {
@@ -29,12 +27,9 @@ function createFilteredList(spec: ListSpec) {
       const sdkResult = (await sdkHandler(request, ctx)) as ListResult;
       const cacheKey = gated.view.cacheKey(gated.catalog, gated.context);
       const visible = gated.view.visibleEntries(gated.catalog, kind, gated.context, cacheKey);
-      const byKey = new Map(((sdkResult[spec.field] as ListItem[] | undefined) ?? []).map((item) => [item['name'] as string, item]));
-      const items = visible.flatMap((entry) => {
-        const item = byKey.get(entry.key);
-        return item ? [toPublicItem(item, entry, installation.settings.exposeRequirements)] : [];
-      });
-      return toListResult(gated, spec, page(installation, gated, kind, items, request, cacheKey), sdkResult);
+      const sdkItems = itemsByKey((sdkResult[spec.field] as ListItem[] | undefined) ?? []);
+      const listed = visibleItems(visible, sdkItems, installation.settings.exposeRequirements);
+      return answer(installation, gated, spec, listed, request, cacheKey, sdkResult);
     };
   };
 }
@@ -46,42 +41,18 @@ export const createGatedTemplatesList = createFilteredList({ method: 'resources/
 const resourcesList: ListSpec = { method: 'resources/list', kinds: ['resource', 'resourceTemplate'], field: 'resources' };
 
 /**
- * resources/list runs the templates' list callbacks, so it cannot be filtered afterwards without
- * running hidden ones; this mirrors the SDK 2.4 handler, skipping hidden resources and never
- * calling a hidden template. (A server-level cache hint for resources/list is therefore not
- * applied: the result keeps the SDK's conservative default, `private`.)
+ * resources/list is assembled by the gate so hidden templates' list callbacks never run. (A
+ * server-level cache hint for resources/list is therefore not applied: the result keeps the
+ * SDK's conservative default, `private`.)
  */
 export function createGatedResourcesList(installation: Installation, _sdkHandler: StoredHandler): StoredHandler {
   return async function gatedResourcesList(request: JsonRpcRequest, ctx: ServerContext) {
     const gated = installation.begin('resources/list', ctx);
-    const { view, catalog, context } = gated;
-    const expose = installation.settings.exposeRequirements;
-    const items: ListItem[] = [];
-    for (const [uri, resource] of Object.entries(installation.internals._registeredResources)) {
-      const entry = catalog.get('resource', uri);
-      if (!resource.enabled || !entry || !view.isVisible(context, entry)) continue;
-      items.push(toPublicItem({ uri, name: resource.name, ...resource.metadata }, entry, expose));
-    }
-    for (const [name, template] of Object.entries(installation.internals._registeredResourceTemplates)) {
-      const entry = catalog.get('resourceTemplate', name);
-      const listCallback = template.resourceTemplate.listCallback;
-      if (!listCallback || !entry || !view.isVisible(context, entry)) continue;
-      const result = await listCallback(ctx);
-      for (const resource of result.resources) items.push(toPublicItem({ ...template.metadata, ...resource }, entry, expose));
-    }
-    const cacheKey = view.cacheKey(catalog, context);
-    return toListResult(gated, resourcesList, page(installation, gated, 'resource', items, request, cacheKey), {});
+    const { internals, settings } = installation;
+    const registered = { resources: internals._registeredResources, templates: internals._registeredResourceTemplates };
+    const listed = await listVisibleResources(registered, gated, settings.exposeRequirements, ctx);
+    return answer(installation, gated, resourcesList, listed, request, gated.view.cacheKey(gated.catalog, gated.context), {});
   };
-}
-
-function page(installation: Installation, gated: GatedRequest, kind: PrimitiveKind, items: readonly ListItem[], request: JsonRpcRequest, cacheKey: string) {
-  const cursor = request.params?.['cursor'];
-  const binding = `${kind}\u0000${gated.view.policy.revision}\u0000${cacheKey}`;
-  try {
-    return installation.settings.paginator.page(items, typeof cursor === 'string' ? cursor : undefined, binding);
-  } catch (error) {
-    throw error instanceof InvalidCursorError ? invalidCursor() : error;
-  }
 }
 
 /**
@@ -89,7 +60,18 @@ function page(installation: Installation, gated: GatedRequest, kind: PrimitiveKi
  * fields, and the symbol-keyed cache-hint carrier that never reaches the wire). When the visible
  * set depends on the caller, a `public` scope anywhere on it becomes `private`.
  */
-function toListResult(gated: GatedRequest, spec: ListSpec, page: Page<ListItem>, sdkResult: ListResult): ListResult {
+function answer(
+  installation: Installation,
+  gated: GatedRequest,
+  spec: ListSpec,
+  listed: { items: readonly ListItem[]; counts: ListCounts },
+  request: JsonRpcRequest,
+  cacheKey: string,
+  sdkResult: ListResult,
+): ListResult {
+  const { paginator, decisions } = installation.settings;
+  const page = pageOf(paginator, gated, spec.kinds[0]!, listed.items, request.params?.['cursor'], cacheKey, invalidCursor);
+  decisions.list(gated, listed.counts);
   const result: ListResult = { [spec.field]: page.items };
   if (page.nextCursor !== undefined) result['nextCursor'] = page.nextCursor;
   for (const field of ['ttlMs', 'cacheScope', '_meta']) if (sdkResult[field] !== undefined) result[field] = sdkResult[field];
@@ -108,16 +90,4 @@ export function makePrivate(result: ListResult): void {
       result[symbol] = { ...hint, cacheScope: 'private' };
     }
   }
-}
-
-/** The item a client sees: public name, `_meta` without the gate's annotation. Unchanged items are reused. */
-function toPublicItem(item: ListItem, entry: CatalogEntry, exposeRequirements: boolean): ListItem {
-  const meta = publicMeta(item['_meta'], exposeRequirements ? entry.metadata.requires.capabilities : undefined);
-  const renamed = entry.kind === 'tool' && item['name'] !== entry.publicName;
-  if (!renamed && meta === item['_meta']) return item;
-  const copy: ListItem = { ...item };
-  if (renamed) copy['name'] = entry.publicName;
-  if (meta !== undefined) copy['_meta'] = meta;
-  else if ('_meta' in copy) delete copy['_meta'];
-  return copy;
 }

@@ -1,38 +1,30 @@
 import type { ServerContext } from '@modelcontextprotocol/server';
 import { dependsOnCaller } from '../adapter/cache-scope.js';
 import type { CatalogEntry } from '../adapter/catalog.js';
-import { deniedError, missingCapabilityError, renameInError, resourceNotFound, unknownNameProbe } from './denials.js';
+import type { GatedRequest, JsonRpcRequest } from '../adapter/gated-request.js';
+import { answerRenamed } from '../adapter/renaming.js';
+import { completeWithTemplate, resourceCandidates, routePrompt, routeResourceRead, routeTemplateCompletion } from '../adapter/routing.js';
+import { deniedError, missingCapabilityError, resourceNotFound, unknownNameProbe } from './denials.js';
 import { makePrivate } from './gated-lists.js';
-import type { GatedRequest, Installation } from './installation.js';
-import type { JsonRpcRequest, StoredHandler } from './server-internals.js';
-
-/** Asks the SDK about the probe name instead, so the answer is its own "not found", then renames it. */
-async function answerAsUnknown(sdkHandler: StoredHandler, probeRequest: JsonRpcRequest, ctx: ServerContext, shownName: string): Promise<unknown> {
-  try {
-    return await sdkHandler(probeRequest, ctx);
-  } catch (error) {
-    throw renameInError(error, unknownNameProbe, shownName);
-  }
-}
+import type { Installation } from './installation.js';
+import type { StoredHandler } from './server-internals.js';
 
 export function createGatedPromptGet(installation: Installation, sdkHandler: StoredHandler): StoredHandler {
   return async function gatedPromptGet(request: JsonRpcRequest, ctx: ServerContext) {
     const name = request.params?.['name'];
     if (typeof name !== 'string') return sdkHandler(request, ctx);
     const gated = installation.begin('prompts/get', ctx);
-    const entry = gated.catalog.get('prompt', name);
-    if (!entry || gated.view.isVisible(gated.context, entry)) return sdkHandler(request, ctx);
-    const refusal = missingCapabilityError(installation, gated, entry) ?? explained(installation, gated, entry, 'Prompt', name);
+    const route = routePrompt(gated, name);
+    installation.settings.decisions.route(gated, route);
+    if (route.to !== 'hidden') return sdkHandler(request, ctx);
+    const refusal = missingCapabilityError(installation, gated, route.entry) ?? explained(installation, gated, route.entry!, 'Prompt', name);
     if (refusal) throw refusal;
-    return answerAsUnknown(sdkHandler, { ...request, params: { ...request.params, name: unknownNameProbe } }, ctx, name);
+    // Asks the SDK about the probe name instead, so the answer is its own "not found", then renames it.
+    return answerRenamed(sdkHandler, { ...request, params: { ...request.params, name: unknownNameProbe } }, ctx, unknownNameProbe, name);
   };
 }
 
-/**
- * resources/read: the SDK picks the exact resource, else the first template that matches. When
- * that pick is hidden, the read goes where it would go had the hidden primitives never been
- * registered: the first visible matching template, called as the SDK calls it.
- */
+/** resources/read, routed as if hidden primitives had never been registered (see routeResourceRead). */
 export function createGatedResourceRead(installation: Installation, sdkHandler: StoredHandler): StoredHandler {
   return async function gatedResourceRead(request: JsonRpcRequest, ctx: ServerContext) {
     const rawUri = request.params?.['uri'];
@@ -40,20 +32,21 @@ export function createGatedResourceRead(installation: Installation, sdkHandler: 
     const url = new URL(rawUri);
     const uri = url.toString();
     const gated = installation.begin('resources/read', ctx);
-    const { view, catalog, context } = gated;
-    const resource = catalog.get('resource', uri);
     const templates = installation.internals._registeredResourceTemplates;
-    const matching = catalog.entries('resourceTemplate').filter((entry) => templates[entry.key]?.resourceTemplate.uriTemplate.match(uri));
-    const sdkPick = resource ?? matching[0];
-    if (!sdkPick) return sdkHandler(request, ctx);
-    if (view.isVisible(context, sdkPick)) return withReadCacheScope(gated, [resource, ...matching], await sdkHandler(request, ctx));
-    const fallback = matching.find((entry) => entry !== sdkPick && view.isVisible(context, entry));
-    const template = fallback && templates[fallback.key];
+    const matches = (key: string) => templates[key]?.resourceTemplate.uriTemplate.match(uri) != null;
+    const candidates = resourceCandidates(gated, uri, matches);
+    const route = routeResourceRead(gated, uri, matches, candidates);
+    installation.settings.decisions.route(gated, route);
+    const involved = [candidates.resource, ...candidates.matching];
+    if (route.to === 'sdk' && route.entry === undefined) return sdkHandler(request, ctx);
+    if (route.to === 'sdk') return withReadCacheScope(gated, involved, await sdkHandler(request, ctx));
+    const template = route.to === 'entry' ? templates[route.entry.key] : undefined;
     if (template) {
       const variables = template.resourceTemplate.uriTemplate.match(uri)!;
-      return withReadCacheScope(gated, [resource, ...matching], await template.readCallback(url, variables, ctx));
+      return withReadCacheScope(gated, involved, await template.readCallback(url, variables, ctx));
     }
-    throw missingCapabilityError(installation, gated, sdkPick) ?? explained(installation, gated, sdkPick, 'Resource', uri) ?? resourceNotFound(rawUri);
+    const pick = route.entry!;
+    throw missingCapabilityError(installation, gated, pick) ?? explained(installation, gated, pick, 'Resource', uri) ?? resourceNotFound(rawUri);
   };
 }
 
@@ -70,30 +63,28 @@ function withReadCacheScope(gated: GatedRequest, involved: readonly (CatalogEntr
 export function createGatedCompletion(installation: Installation, sdkHandler: StoredHandler): StoredHandler {
   return async function gatedCompletion(request: JsonRpcRequest, ctx: ServerContext) {
     const ref = request.params?.['ref'] as { type?: unknown; name?: unknown; uri?: unknown } | undefined;
-    const withRef = (changes: Record<string, unknown>): JsonRpcRequest => ({ ...request, params: { ...request.params, ref: { ...ref, ...changes } } });
+    const askAsUnknown = (field: 'name' | 'uri', shownName: string) => {
+      const probe = { ...request, params: { ...request.params, ref: { ...ref, [field]: unknownNameProbe } } };
+      return answerRenamed(sdkHandler, probe, ctx, unknownNameProbe, shownName);
+    };
     if (ref?.type === 'ref/prompt' && typeof ref.name === 'string') {
       const gated = installation.begin('completion/complete', ctx);
-      const entry = gated.catalog.get('prompt', ref.name);
-      if (!entry || gated.view.isVisible(gated.context, entry)) return sdkHandler(request, ctx);
-      const refusal = explained(installation, gated, entry, 'Prompt', ref.name);
+      const route = routePrompt(gated, ref.name);
+      installation.settings.decisions.route(gated, route);
+      if (route.to !== 'hidden') return sdkHandler(request, ctx);
+      const refusal = explained(installation, gated, route.entry!, 'Prompt', ref.name);
       if (refusal) throw refusal;
-      return answerAsUnknown(sdkHandler, withRef({ name: unknownNameProbe }), ctx, ref.name);
+      return askAsUnknown('name', ref.name);
     }
     if (ref?.type === 'ref/resource' && typeof ref.uri === 'string') {
       const gated = installation.begin('completion/complete', ctx);
-      const { view, catalog, context } = gated;
-      const templateUri = ref.uri;
-      const matching = catalog.entries('resourceTemplate').filter((entry) => entry.metadata.uriTemplate === templateUri);
-      const first = matching[0];
-      if (first && view.isVisible(context, first)) return sdkHandler(request, ctx);
-      const fallback = matching.find((entry) => view.isVisible(context, entry));
-      if (fallback) return completeWithTemplate(installation, fallback, request);
-      // The SDK answers a fixed resource's URI with an empty completion; a hidden one must not.
-      const resource = catalog.get('resource', templateUri);
-      if (!first && (!resource || view.isVisible(context, resource))) return sdkHandler(request, ctx);
-      const refusal = explained(installation, gated, first ?? resource!, 'Resource template', templateUri);
+      const route = routeTemplateCompletion(gated, ref.uri);
+      installation.settings.decisions.route(gated, route);
+      if (route.to === 'sdk') return sdkHandler(request, ctx);
+      if (route.to === 'entry') return completeWithTemplate(installation.internals._registeredResourceTemplates[route.entry.key], request.params);
+      const refusal = explained(installation, gated, route.entry!, 'Resource template', ref.uri);
       if (refusal) throw refusal;
-      return answerAsUnknown(sdkHandler, withRef({ uri: unknownNameProbe }), ctx, templateUri);
+      return askAsUnknown('uri', ref.uri);
     }
     return sdkHandler(request, ctx);
   };
@@ -101,14 +92,4 @@ export function createGatedCompletion(installation: Installation, sdkHandler: St
 
 function explained(installation: Installation, gated: GatedRequest, entry: CatalogEntry, label: Parameters<typeof deniedError>[0], name: string): Error | undefined {
   return installation.settings.denied === 'explain' ? deniedError(label, name, gated.view.explain(gated.context, entry)) : undefined;
-}
-
-/** Mirrors the SDK's handleResourceCompletion for a template it would not have picked itself. */
-async function completeWithTemplate(installation: Installation, entry: CatalogEntry, request: JsonRpcRequest): Promise<unknown> {
-  const params = request.params as { argument: { name: string; value: string }; context?: { arguments?: Record<string, string> } };
-  const template = installation.internals._registeredResourceTemplates[entry.key];
-  const completer = template?.resourceTemplate.completeCallback(params.argument.name);
-  if (!completer) return { completion: { values: [], hasMore: false } };
-  const suggestions = await completer(params.argument.value, params.context);
-  return { completion: { values: suggestions.map(String).slice(0, 100), total: suggestions.length, hasMore: suggestions.length > 100 } };
 }

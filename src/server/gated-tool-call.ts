@@ -1,8 +1,10 @@
 import type { ServerContext } from '@modelcontextprotocol/server';
-import type { CatalogEntry } from '../adapter/catalog.js';
-import { deniedError, missingCapabilityError, renameInError, renameInToolResult, unknownNameProbe } from './denials.js';
+import type { JsonRpcRequest } from '../adapter/gated-request.js';
+import { answerRenamed } from '../adapter/renaming.js';
+import { routeToolCall } from '../adapter/routing.js';
+import { deniedError, missingCapabilityError, unknownNameProbe } from './denials.js';
 import type { Installation } from './installation.js';
-import type { JsonRpcRequest, StoredHandler } from './server-internals.js';
+import type { StoredHandler } from './server-internals.js';
 
 /**
  * tools/call: resolve the public name to the registration this request may use, then let the
@@ -13,34 +15,19 @@ export function createGatedToolCall(installation: Installation, sdkHandler: Stor
     const name = request.params?.['name'];
     if (typeof name !== 'string') return sdkHandler(request, ctx);
     const gated = installation.begin('tools/call', ctx);
-    const { view, catalog, context } = gated;
-    const candidates = catalog.toolCandidates(name);
-    if (candidates === undefined) {
-      // Unknown to the SDK too: its own answer. Known only as a versioned key: internal, so hidden.
-      if (catalog.get('tool', name) === undefined) return sdkHandler(request, ctx);
-      return callAs(unknownNameProbe, name);
-    }
-    const chosen = view.resolveTool(catalog, name, context);
-    if (chosen === undefined) return answerHidden(candidates);
-    if (chosen.key === name) return sdkHandler(request, ctx);
-    return callAs(chosen.key, name);
-
-    async function callAs(registryKey: string, shownName: string): Promise<unknown> {
-      const routed = { ...request, params: { ...request.params, name: registryKey } };
-      try {
-        return renameInToolResult(await sdkHandler(routed, ctx), registryKey, shownName);
-      } catch (error) {
-        throw renameInError(error, registryKey, shownName);
-      }
-    }
-
-    function answerHidden(denied: readonly CatalogEntry[]): Promise<unknown> {
-      for (const entry of denied) {
+    const route = routeToolCall(gated, name);
+    installation.settings.decisions.route(gated, route);
+    const callAs = (registryKey: string) => answerRenamed(sdkHandler, { ...request, params: { ...request.params, name: registryKey } }, ctx, registryKey, name);
+    if (route.to === 'sdk') return sdkHandler(request, ctx);
+    if (route.to === 'entry') return callAs(route.entry.key);
+    // Hidden. A versioned tool's internal key (no entry) is simply unknown.
+    if (route.entry !== undefined) {
+      for (const entry of gated.catalog.toolCandidates(name) ?? []) {
         const capabilityError = missingCapabilityError(installation, gated, entry);
-        if (capabilityError) return Promise.reject(capabilityError);
+        if (capabilityError) throw capabilityError;
       }
-      if (installation.settings.denied === 'explain') return Promise.reject(deniedError('Tool', name as string, view.explain(context, denied[0]!)));
-      return callAs(unknownNameProbe, name as string);
+      if (installation.settings.denied === 'explain') throw deniedError('Tool', name, gated.view.explain(gated.context, route.entry));
     }
+    return callAs(unknownNameProbe);
   };
 }

@@ -2,7 +2,9 @@ import type { AuthInfo, ScopeChallenge, ScopeChallengeHandler } from '@modelcont
 import type { PrimitiveMetadata } from '../core/context.js';
 import type { CatalogEntry } from '../adapter/catalog.js';
 import { readEnvelope, type RequestEnvelope } from '../adapter/envelope.js';
-import type { GatedRequest, Installation } from './installation.js';
+import type { GatedRequest } from '../adapter/gated-request.js';
+import { resourceCandidates, routeResourceRead } from '../adapter/routing.js';
+import type { Installation } from './installation.js';
 import type { RequestSources } from './request-context.js';
 import type { McpServerInternals } from './server-internals.js';
 
@@ -80,16 +82,14 @@ interface ResourceChallengeSteps {
 
 /** The SDK challenges for the resource it would read; a hidden pick reads (and challenges) as resources/read routes it. */
 function resourceChallenge(installation: Installation, uri: string, steps: ResourceChallengeSteps): Challenge {
-  const catalog = installation.catalog();
   const templates = installation.internals._registeredResourceTemplates;
-  const resource = catalog.get('resource', uri);
-  const matching = catalog.entries('resourceTemplate').filter((entry) => templates[entry.key]?.resourceTemplate.uriTemplate.match(uri));
-  const sdkPick = resource ?? matching[0];
-  if (!sdkPick || !steps.decidable([...(resource ? [resource] : []), ...matching])) return steps.sdk();
-  const gated = steps.begin();
-  if (gated.view.isVisible(gated.context, sdkPick)) return steps.sdk();
-  const fallback = matching.find((entry) => entry !== sdkPick && gated.view.isVisible(gated.context, entry));
-  return fallback ? steps.template(fallback.key) : undefined;
+  const matches = (key: string) => templates[key]?.resourceTemplate.uriTemplate.match(uri) != null;
+  const candidates = resourceCandidates({ catalog: installation.catalog() }, uri, matches);
+  const involved = [...(candidates.resource ? [candidates.resource] : []), ...candidates.matching];
+  if (involved.length === 0 || !steps.decidable(involved)) return steps.sdk();
+  const route = routeResourceRead(steps.begin(), uri, matches, candidates);
+  if (route.to === 'sdk') return steps.sdk();
+  return route.to === 'entry' ? steps.template(route.entry.key) : undefined;
 }
 
 /** A pre-dispatch hook's request: the envelope it was shown (`{}` when none yet), the factory's HTTP request and auth. */

@@ -1,5 +1,4 @@
 import type {
-  JSONRPCRequest,
   McpServer,
   RegisteredPrompt,
   RegisteredResource,
@@ -9,16 +8,11 @@ import type {
   ServerContext,
 } from '@modelcontextprotocol/server';
 import type { PrimitiveSource } from '../adapter/catalog.js';
+import type { StoredHandler as AnyStoredHandler } from '../adapter/gated-request.js';
 import { PolicyOptionError } from '../core/errors.js';
 
 /** A handler as the v2 SDK stores it: the raw (envelope-lifted) JSON-RPC request and the context in, result out. */
-export type StoredHandler = (request: JsonRpcRequest, ctx: ServerContext) => Promise<unknown>;
-
-export interface JsonRpcRequest {
-  readonly method: string;
-  readonly params?: Record<string, unknown> | undefined;
-  readonly [key: string]: unknown;
-}
+export type StoredHandler = AnyStoredHandler<ServerContext>;
 
 /**
  * The parts of McpServer 2.4 the gate reads or wraps. They are private or `@internal` in the
@@ -69,5 +63,3 @@ export function* readSources(internals: McpServerInternals): Generator<Primitive
     yield { kind: 'resourceTemplate', key, name: key, uriTemplate, meta: template.metadata?._meta };
   }
 }
-
-export type { JSONRPCRequest };

@@ -1,0 +1,120 @@
+import type { PrimitiveAnnotation, PrimitiveKind } from '../core/context.js';
+import { joinPath } from '../core/errors.js';
+import { assertCatalogValid, buildCatalog, type Catalog, type PrimitiveSource } from './catalog.js';
+import type { GateSettings } from './gate-options.js';
+import type { ListKind } from './list-changes.js';
+import { describePrimitive, gateMetaKey, parseAnnotation, readGateMeta } from './metadata.js';
+
+/*
+ * McpServer 1.32 and 2.4 share the members wrapped here (register*, send*ListChanged, the
+ * protocol's handler map, Server#send*ListChanged); they are reached by name, so this file needs
+ * no SDK type. Each adapter checks at install time that its SDK still has them.
+ */
+
+type AnyFunction = (...args: unknown[]) => unknown;
+
+/** Called after a registration went through, with what it registered and what the SDK returned. */
+export type RegistrationObserver = (kind: PrimitiveKind, key: string, meta: unknown, registered: unknown) => void;
+
+/**
+ * A server's registrations as a catalog, rebuilt only after the registry changed. Every SDK
+ * registration path and every `update()` ends in one of McpServer's `send*ListChanged` methods,
+ * so counting those calls tells exactly when the catalog is stale.
+ */
+export class RegistryTracker {
+  readonly #readSources: () => Iterable<PrimitiveSource>;
+  readonly #settings: GateSettings;
+  readonly #parsedMeta = new WeakMap<object, PrimitiveAnnotation>();
+  #version = 0;
+  #catalog: Catalog | undefined;
+
+  /** Reads the registry once and throws the first invalid annotation, naming primitive and field, before anything is wrapped. */
+  constructor(readSources: () => Iterable<PrimitiveSource>, settings: GateSettings) {
+    this.#readSources = readSources;
+    this.#settings = settings;
+    assertCatalogValid(this.catalog());
+  }
+
+  /** Starts watching the server: list-change notifiers mark the catalog stale, register methods validate annotations first. */
+  observe(server: object, observer?: RegistrationObserver): void {
+    const methods = server as Record<string, AnyFunction>;
+    const invalidate = () => this.invalidate();
+    for (const notifier of ['sendToolListChanged', 'sendPromptListChanged', 'sendResourceListChanged']) {
+      const original = methods[notifier]!;
+      methods[notifier] = function notifyAndInvalidate(this: unknown, ...args: unknown[]) {
+        invalidate();
+        return original.apply(this, args);
+      };
+    }
+    const wrapRegister = (method: string, describe: (args: unknown[]) => [PrimitiveKind, string, unknown]) => {
+      const original = methods[method]!;
+      methods[method] = function registerValidated(this: unknown, ...args: unknown[]) {
+        const [kind, key, meta] = describe(args);
+        const raw = readGateMeta(meta);
+        if (raw !== undefined) parseAnnotation(raw, describePrimitive(kind, key), joinPath('_meta', gateMetaKey));
+        const registered = original.apply(this, args);
+        observer?.(kind, key, meta, registered);
+        return registered;
+      };
+    };
+    const configMeta = (config: unknown) => (config !== null && typeof config === 'object' ? (config as { _meta?: unknown })._meta : undefined);
+    wrapRegister('registerTool', ([name, config]) => ['tool', String(name), configMeta(config)]);
+    wrapRegister('registerPrompt', ([name, config]) => ['prompt', String(name), configMeta(config)]);
+    wrapRegister('registerResource', ([name, uriOrTemplate, config]) =>
+      typeof uriOrTemplate === 'string' ? ['resource', uriOrTemplate, configMeta(config)] : ['resourceTemplate', String(name), configMeta(config)],
+    );
+  }
+
+  /** Marks the catalog stale; the next `catalog()` rebuilds it. */
+  invalidate(): void {
+    this.#version++;
+  }
+
+  /** The registrations as of now. */
+  catalog(): Catalog {
+    const current = this.#catalog;
+    if (current && current.version === this.#version) return current;
+    const settings = this.#settings;
+    const catalog = buildCatalog(this.#readSources(), {
+      version: this.#version,
+      annotations: settings.annotations,
+      versionSeparator: settings.versionSeparator,
+      parsedMeta: this.#parsedMeta,
+    });
+    // Errors already thrown at install time are not news; later ones can only be reported.
+    if (current) for (const error of catalog.errors) settings.reportError(error);
+    this.#catalog = catalog;
+    return catalog;
+  }
+}
+
+/**
+ * Wraps the handlers in the map now and, by intercepting the map's `set`, those the SDK installs
+ * lazily later (tools on the first registerTool, completion on the first completable argument).
+ * Wrapping the stored entry keeps the SDK's own parsing and result validation in place, once.
+ */
+export function gateHandlerMap<Handler>(handlers: Map<string, Handler>, wrap: (method: string, handler: Handler) => Handler): void {
+  const set = handlers.set;
+  for (const [method, handler] of handlers) set.call(handlers, method, wrap(method, handler));
+  handlers.set = function setGated(method: string, handler: Handler) {
+    return set.call(this, method, wrap(method, handler));
+  };
+}
+
+/** The low-level Server's notifiers (the same in both SDKs). */
+export interface ListChangeNotifier {
+  sendToolListChanged(): Promise<void>;
+  sendPromptListChanged(): Promise<void>;
+  sendResourceListChanged(): Promise<void>;
+}
+
+/** Sends `notifications/<list>/list_changed`; a failure is reported, never thrown into `setPolicy`. */
+export async function notifyListChanged(server: ListChangeNotifier, list: ListKind, reportError: (error: Error) => void): Promise<void> {
+  try {
+    if (list === 'tools') await server.sendToolListChanged();
+    else if (list === 'prompts') await server.sendPromptListChanged();
+    else await server.sendResourceListChanged();
+  } catch (error) {
+    reportError(error instanceof Error ? error : new Error(String(error)));
+  }
+}
