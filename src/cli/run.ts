@@ -5,6 +5,7 @@ import { diffCommand } from './commands/diff.js';
 import { explainCommand } from './commands/explain.js';
 import { manifestCommand } from './commands/manifest.js';
 import { profilesCommand } from './commands/profiles.js';
+import { serveCommand } from './commands/serve.js';
 import { testCommand } from './commands/test.js';
 import { validateCommand } from './commands/validate.js';
 import { exitCodes, InputError, UsageError, type CliIo } from './io.js';
@@ -12,13 +13,7 @@ import { closeMatches } from './suggest.js';
 
 export type { CliIo } from './io.js';
 
-const commands: readonly Command[] = [validateCommand, explainCommand, testCommand, diffCommand, manifestCommand, profilesCommand];
-
-// Commands that need the SDK gate to load a server module. They are listed so `--help` tells the
-// whole story, and they say plainly that they are not there yet instead of half-working.
-const plannedCommands: ReadonlyMap<string, string> = new Map([
-  ['serve', 'serve a gated server over Streamable HTTP or stdio (serve --policy P --server M)'],
-]);
+const commands: readonly Command[] = [validateCommand, explainCommand, testCommand, diffCommand, manifestCommand, serveCommand, profilesCommand];
 
 /**
  * Runs one `mcp-gate` invocation and returns its exit code: 0 success, 1 a check failed or an
@@ -58,8 +53,6 @@ export async function run(argv: readonly string[], io: CliIo): Promise<number> {
 }
 
 function unknownCommand(name: string): UsageError {
-  const planned = plannedCommands.get(name);
-  if (planned !== undefined) return new UsageError(`mcp-gate ${name}: not available yet (it comes with the SDK gate); use --manifest FILE with explain, diff`);
   const [suggestion] = closeMatches(name, commands.map((command) => command.name), 1);
   const hint = suggestion ? ` (did you mean "${suggestion}"?)` : '';
   return new UsageError(`mcp-gate: unknown command "${name}"${hint}; see "mcp-gate --help"`);
@@ -78,7 +71,6 @@ function showCommandHelp(name: string | undefined, io: CliIo): number {
 
 function globalHelp(): string {
   const rows: Array<[string, string]> = commands.map((command) => [command.name, command.summary]);
-  for (const [name, summary] of plannedCommands) rows.push([name, `${summary} — not available yet`]);
   const width = Math.max(...rows.map(([name]) => name.length));
   return [
     'Usage: mcp-gate <command> [options]',

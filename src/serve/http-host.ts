@@ -77,9 +77,8 @@ export async function startHttpHost(options: HttpHostOptions): Promise<HttpHost>
   const httpServer: Server = createServer((request, response) => {
     handle(request, response).catch((error: unknown) => {
       options.onError?.(error);
-      if (!response.headersSent) {
-        response.writeHead(500, { 'content-type': 'application/json' }).end(jsonRpcError(-32603, `Internal error: ${String(error)}`));
-      }
+      // The detail goes to onError (the operator), not to whoever sent the request.
+      if (!response.headersSent) response.writeHead(500, { 'content-type': 'application/json' }).end(jsonRpcError(-32603, 'Internal error'));
     });
   });
   await new Promise<void>((resolve, reject) => {

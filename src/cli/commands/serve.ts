@@ -1,0 +1,235 @@
+import { createWriteStream, type WriteStream } from 'node:fs';
+import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
+import { createDemoServer, demoMetadata } from '../../demo/demo-server.js';
+import { createGate, type Gate } from '../../sdk/index.js';
+import { createDecisionLogger } from '../../serve/decision-log.js';
+import { watchFile } from '../../serve/file-watcher.js';
+import { startHttpHost } from '../../serve/http-host.js';
+import type { ParsedArgs } from '../args.js';
+import type { Command } from '../command.js';
+import { writeLines } from '../command.js';
+import { displayPath, exitCodes, InputError, loadAll, resolvePath, UsageError, type CliIo } from '../io.js';
+import { serverOptionSpecs } from '../manifest.js';
+import { loadPolicy } from '../policy-file.js';
+import { loadServerModule, readServerManifest, type ServerModule } from '../server-module.js';
+
+const command = 'mcp-gate serve';
+const defaultPort = 3000;
+
+export const serveCommand: Command = {
+  name: 'serve',
+  summary: 'serve a gated MCP server over Streamable HTTP on 127.0.0.1, or over stdio',
+  usage: 'mcp-gate serve --policy FILE [--server MODULE [--export NAME]] [--port N | --stdio] [--stateless] [--watch] [--decision-log FILE|-] [--log-headers NAME,…]',
+  description: [
+    `Serves the server a module builds (without --server, the demo server) behind the policy: over`,
+    `Streamable HTTP at http://127.0.0.1:PORT/mcp, every path below /mcp being an endpoint too`,
+    `(/mcp/admin), or over stdin/stdout with --stdio. Messages go to stderr. Stops on SIGINT/SIGTERM.`,
+    `--watch reloads the policy when its file changes; an invalid file is rejected, its problems`,
+    `printed, and the running policy keeps serving. --decision-log writes one JSON line per decision.`,
+  ].join('\n'),
+  options: {
+    policy: { type: 'string', value: 'FILE', description: 'the policy document (required)' },
+    ...serverOptionSpecs,
+    port: { type: 'string', value: 'N', description: `TCP port on 127.0.0.1 (default ${defaultPort}; 0 picks a free one)` },
+    stdio: { type: 'boolean', description: 'speak MCP over stdin/stdout instead of HTTP' },
+    stateless: { type: 'boolean', description: 'HTTP without sessions: one server per request' },
+    watch: { type: 'boolean', description: 'reload the policy when its file changes' },
+    'decision-log': { type: 'string', value: 'FILE|-', description: 'append one JSON line per decision to FILE, or stdout for -' },
+    'log-headers': { type: 'string', multiple: true, value: 'NAME,…', description: 'headers whose values the decision log may keep (repeatable; none by default)' },
+  },
+  async execute(args, io) {
+    const settings = readSettings(args);
+    const [{ policy, name: policyName }, module] = await loadAll(
+      loadPolicy(io, settings.policyPath),
+      settings.serverPath === undefined ? Promise.resolve(demoModule) : loadServerModule(io, settings.serverPath, settings.exportName),
+    );
+    // Build one server now, so a broken factory or invalid metadata fails here rather than per session.
+    const { primitives, warnings } = readServerManifest(module);
+    const note = (text: string) => writeLines(io.stderr, `${command}: ${text}`);
+    for (const warning of warnings) writeLines(io.stderr, warning);
+    const signal = io.signal;
+    if (signal === undefined) throw new Error('serve needs io.signal to know when to stop');
+
+    const decisionLog = settings.decisionLog === undefined ? undefined : await openDecisionLog(io, settings.decisionLog, note);
+    const gate = createGate({
+      policy,
+      metadata: module.metadata,
+      onError: (error) => note(`error: ${error.message}`),
+      onDecision: decisionLog && createDecisionLogger({ write: decisionLog.write, logHeaders: settings.logHeaders }),
+    });
+    const source = module === demoModule ? 'the demo server' : `${module.name} ${module.factoryName}()`;
+    note(`policy ${policyName} (revision ${policy.revision}) in front of ${source}: ${primitives.length} primitives`);
+
+    try {
+      const stop = settings.stdio ? await serveStdio(io, module, gate, signal, note) : await serveHttp(module, gate, settings, signal, note);
+      const watcher = settings.watch ? watchPolicy(io, policyName, gate, note) : undefined;
+      if (decisionLog) note(`decision log: ${decisionLog.label}`);
+      await stop.done;
+      watcher?.close();
+      await stop.close();
+      note('stopped');
+    } finally {
+      await decisionLog?.close();
+    }
+    return exitCodes.ok;
+  },
+};
+
+interface ServeSettings {
+  readonly policyPath: string;
+  readonly serverPath: string | undefined;
+  readonly exportName: string | undefined;
+  readonly port: number;
+  readonly stdio: boolean;
+  readonly stateless: boolean;
+  readonly watch: boolean;
+  readonly decisionLog: string | undefined;
+  readonly logHeaders: readonly string[];
+}
+
+function readSettings(args: ParsedArgs): ServeSettings {
+  if (args.positionals.length > 0) throw new UsageError(`${command}: unexpected argument "${args.positionals[0]}"; see "${command} --help"`);
+  const policyPath = args.string('policy');
+  if (policyPath === undefined) throw new UsageError(`${command}: missing --policy FILE; see "${command} --help"`);
+  const stdio = args.flag('stdio');
+  const portText = args.string('port');
+  if (stdio && portText !== undefined) throw new UsageError(`${command}: pass either --port or --stdio, not both`);
+  if (stdio && args.flag('stateless')) throw new UsageError(`${command}: --stateless is for HTTP; stdio is one session`);
+  if (portText !== undefined && !/^\d{1,5}$/.test(portText)) throw new UsageError(`${command}: --port must be a number from 0 to 65535, got "${portText}"`);
+  const port = portText === undefined ? defaultPort : Number(portText);
+  if (port > 65535) throw new UsageError(`${command}: --port must be a number from 0 to 65535, got "${portText}"`);
+  if (args.string('export') !== undefined && args.string('server') === undefined) {
+    throw new UsageError(`${command}: --export names an export of --server MODULE; pass --server too`);
+  }
+  const decisionLog = args.string('decision-log');
+  if (stdio && decisionLog === '-') throw new UsageError(`${command}: --decision-log - would write into the MCP stream on stdout; give a file with --stdio`);
+  const logHeaders = args.strings('log-headers').flatMap((list) => list.split(',')).map((name) => name.trim().toLowerCase()).filter((name) => name !== '');
+  if (logHeaders.length > 0 && decisionLog === undefined) throw new UsageError(`${command}: --log-headers needs --decision-log`);
+  return {
+    policyPath,
+    serverPath: args.string('server'),
+    exportName: args.string('export'),
+    port,
+    stdio,
+    stateless: args.flag('stateless'),
+    watch: args.flag('watch'),
+    decisionLog,
+    logHeaders,
+  };
+}
+
+const demoModule: ServerModule = {
+  name: 'src/demo/demo-server.ts',
+  factoryName: 'createDemoServer',
+  createServer: createDemoServer,
+  metadata: demoMetadata,
+  metadataName: 'demoMetadata',
+};
+
+/** A running transport: `done` settles when it should stop, `close` stops it. */
+interface Serving {
+  readonly done: Promise<void>;
+  close(): Promise<void>;
+}
+
+async function serveHttp(module: ServerModule, gate: Gate, settings: ServeSettings, signal: AbortSignal, note: (text: string) => void): Promise<Serving> {
+  let host;
+  try {
+    host = await startHttpHost({
+      createServer: module.createServer,
+      gate,
+      port: settings.port,
+      stateless: settings.stateless,
+      onError: (error) => note(`error: ${error instanceof Error ? error.message : String(error)}`),
+    });
+  } catch (error) {
+    if ((error as { code?: unknown }).code === 'EADDRINUSE') {
+      throw new InputError(`${command}: port ${settings.port} on 127.0.0.1 is in use; pick another with --port N (0 picks a free one)`);
+    }
+    throw error;
+  }
+  const mode = settings.stateless ? 'stateless: one server per request' : 'a session per client';
+  note(`listening on ${host.url.href} (${mode}; paths below ${host.url.pathname} are endpoints too)`);
+  return { done: aborted(signal), close: () => host.close() };
+}
+
+async function serveStdio(io: CliIo, module: ServerModule, gate: Gate, signal: AbortSignal, note: (text: string) => void): Promise<Serving> {
+  const stdio = io.stdio;
+  if (stdio === undefined) throw new Error('serve --stdio needs io.stdio');
+  const server = module.createServer();
+  gate.install(server);
+  const transport = new StdioServerTransport(stdio.input, stdio.output);
+  // The client closing stdin ends the session, as with any stdio server.
+  const ended = new Promise<void>((resolve) => {
+    stdio.input.once('end', resolve);
+    stdio.input.once('close', resolve);
+    transport.onclose = resolve;
+  });
+  await server.connect(transport);
+  note('speaking MCP on stdin/stdout');
+  return { done: Promise.race([ended, aborted(signal)]), close: () => server.close() };
+}
+
+function aborted(signal: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    if (signal.aborted) resolve();
+    else signal.addEventListener('abort', () => resolve(), { once: true });
+  });
+}
+
+/**
+ * Reloads on change: the new file is read and compiled in full before `setPolicy` swaps it in,
+ * so a request sees either the old policy or the new one. An unreadable or invalid file changes
+ * nothing but a message; a change that leaves the revision as it was (whitespace) is ignored.
+ */
+function watchPolicy(io: CliIo, policyName: string, gate: Gate, note: (text: string) => void) {
+  const absolutePath = resolvePath(io, policyName);
+  const watcher = watchFile(
+    absolutePath,
+    async () => {
+      const before = gate.policy.revision;
+      let loaded;
+      try {
+        loaded = await loadPolicy(io, absolutePath);
+      } catch (error) {
+        if (!(error instanceof InputError)) throw error;
+        note(`${policyName} changed but is not valid; still serving revision ${before}`);
+        writeLines(io.stderr, error.message);
+        return;
+      }
+      if (loaded.policy.revision === before) return;
+      await gate.setPolicy(loaded.policy);
+      note(`${policyName} reloaded: revision ${before} → ${loaded.policy.revision}`);
+    },
+    { onError: (error) => note(`watching ${policyName}: ${error instanceof Error ? error.message : String(error)}`) },
+  );
+  note(`watching ${policyName} for changes`);
+  return watcher;
+}
+
+interface OpenLog {
+  readonly label: string;
+  write(line: string): void;
+  close(): Promise<void>;
+}
+
+async function openDecisionLog(io: CliIo, target: string, note: (text: string) => void): Promise<OpenLog> {
+  if (target === '-') return { label: 'stdout', write: io.stdout, close: async () => undefined };
+  const absolutePath = resolvePath(io, target);
+  const name = displayPath(io, absolutePath);
+  const stream: WriteStream = createWriteStream(absolutePath, { flags: 'a' });
+  await new Promise<void>((resolve, reject) => {
+    stream.once('open', () => resolve());
+    stream.once('error', (error) => reject(new InputError(`${name}: cannot open the decision log: ${error.message}`)));
+  });
+  let failed = false;
+  stream.on('error', (error) => {
+    if (!failed) note(`decision log ${name}: ${error.message}`);
+    failed = true;
+  });
+  return {
+    label: name,
+    write: (line) => void stream.write(line),
+    close: () => new Promise<void>((resolve) => stream.end(() => resolve())),
+  };
+}
