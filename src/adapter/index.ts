@@ -41,15 +41,28 @@ export { createPolicyView, type MissingCapabilities, type PolicyView } from './p
 export { answerRenamed, renameInError, renameInToolResult } from './renaming.js';
 export {
   completeWithTemplate,
+  requestedUrl,
   resourceCandidates,
   routePrompt,
   routeResourceRead,
   routeTemplateCompletion,
   routeToolCall,
   type CompletableTemplate,
+  type MatchableTemplate,
+  type MatchableTemplates,
   type ResourceCandidates,
   type Route,
-  type TemplateMatcher,
 } from './routing.js';
-export { gateHandlerMap, notifyListChanged, RegistryTracker, type ListChangeNotifier, type RegistrationObserver } from './server-hooks.js';
+export {
+  checkServerInternals,
+  gatedMethods,
+  gateHandlerMap,
+  handlerMapOf,
+  notifyListChanged,
+  RegistryTracker,
+  type GatedMethod,
+  type ListChangeNotifier,
+  type RegistrationObserver,
+  type SupportedSdk,
+} from './server-hooks.js';
 export { compareVersionsDescending, defaultVersionSeparator, publicToolName } from './versioning.js';

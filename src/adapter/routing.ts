@@ -1,4 +1,4 @@
-import type { CatalogEntry } from './catalog.js';
+import type { Catalog, CatalogEntry } from './catalog.js';
 import type { GatedRequest } from './gated-request.js';
 
 /**
@@ -34,8 +34,13 @@ export function routePrompt(gated: GatedRequest, name: string): Route {
   return { to: 'hidden', entry };
 }
 
-/** Whether a template (by registry key) matches the URI being read; the SDK's URI-template matcher answers. */
-export type TemplateMatcher = (templateKey: string) => boolean;
+/** The part of a registered resource template URI matching needs (the same in SDK 1.32 and 2.4). */
+export interface MatchableTemplate {
+  readonly resourceTemplate: { readonly uriTemplate: { match(uri: string): unknown } };
+}
+
+/** Registered templates by registry key, as the SDK keeps them. */
+export type MatchableTemplates = Readonly<Record<string, MatchableTemplate | undefined>>;
 
 /** What a resources/read of one URI may touch: the exact resource, then the matching templates in registration order. */
 export interface ResourceCandidates {
@@ -43,9 +48,15 @@ export interface ResourceCandidates {
   readonly matching: readonly CatalogEntry[];
 }
 
-export function resourceCandidates(gated: Pick<GatedRequest, 'catalog'>, uri: string, matches: TemplateMatcher): ResourceCandidates {
-  const { catalog } = gated;
-  return { resource: catalog.get('resource', uri), matching: catalog.entries('resourceTemplate').filter((entry) => matches(entry.key)) };
+export function resourceCandidates(catalog: Catalog, uri: string, templates: MatchableTemplates): ResourceCandidates {
+  const matching = catalog.entries('resourceTemplate').filter((entry) => templates[entry.key]?.resourceTemplate.uriTemplate.match(uri) != null);
+  return { resource: catalog.get('resource', uri), matching };
+}
+
+/** The URL a resources/read names, normalized as the SDK normalizes it; undefined when it is none (the SDK answers that). */
+export function requestedUrl(params: Readonly<Record<string, unknown>> | undefined): URL | undefined {
+  const uri = params?.['uri'];
+  return typeof uri === 'string' && URL.canParse(uri) ? new URL(uri) : undefined;
 }
 
 /**
@@ -55,11 +66,11 @@ export function resourceCandidates(gated: Pick<GatedRequest, 'catalog'>, uri: st
  * computed them already; otherwise templates are matched only if the exact resource is not
  * there to serve the read.
  */
-export function routeResourceRead(gated: GatedRequest, uri: string, matches: TemplateMatcher, candidates?: ResourceCandidates): Route {
+export function routeResourceRead(gated: GatedRequest, uri: string, templates: MatchableTemplates, candidates?: ResourceCandidates): Route {
   const { view, context } = gated;
   const resource = candidates?.resource ?? gated.catalog.get('resource', uri);
   if (resource && view.isVisible(context, resource)) return { to: 'sdk', entry: resource };
-  const { matching } = candidates ?? resourceCandidates(gated, uri, matches);
+  const { matching } = candidates ?? resourceCandidates(gated.catalog, uri, templates);
   const sdkPick = resource ?? matching[0];
   if (sdkPick === undefined) return { to: 'sdk', entry: undefined };
   if (view.isVisible(context, sdkPick)) return { to: 'sdk', entry: sdkPick };

@@ -1,5 +1,5 @@
 import type { PrimitiveAnnotation, PrimitiveKind } from '../core/context.js';
-import { joinPath } from '../core/errors.js';
+import { joinPath, PolicyOptionError } from '../core/errors.js';
 import { assertCatalogValid, buildCatalog, type Catalog, type PrimitiveSource } from './catalog.js';
 import type { GateSettings } from './gate-options.js';
 import type { ListKind } from './list-changes.js';
@@ -88,17 +88,63 @@ export class RegistryTracker {
   }
 }
 
+/** Every method that names or lists a primitive; anything else passes through untouched. */
+export const gatedMethods = [
+  'tools/list',
+  'tools/call',
+  'prompts/list',
+  'prompts/get',
+  'resources/list',
+  'resources/templates/list',
+  'resources/read',
+  'completion/complete',
+] as const;
+
+export type GatedMethod = (typeof gatedMethods)[number];
+
+const gatedMethodSet: ReadonlySet<string> = new Set(gatedMethods);
+
 /**
- * Wraps the handlers in the map now and, by intercepting the map's `set`, those the SDK installs
- * lazily later (tools on the first registerTool, completion on the first completable argument).
- * Wrapping the stored entry keeps the SDK's own parsing and result validation in place, once.
+ * Wraps the gated methods' handlers in the map now and, by intercepting the map's `set`, those
+ * the SDK installs lazily later (tools on the first registerTool, completion on the first
+ * completable argument). Wrapping the stored entry keeps the SDK's own parsing and result
+ * validation in place, once.
  */
-export function gateHandlerMap<Handler>(handlers: Map<string, Handler>, wrap: (method: string, handler: Handler) => Handler): void {
+export function gateHandlerMap<Handler>(handlers: Map<string, Handler>, wrapGated: (method: GatedMethod, handler: Handler) => Handler): void {
   const set = handlers.set;
+  const wrap = (method: string, handler: Handler) => (gatedMethodSet.has(method) ? wrapGated(method as GatedMethod, handler) : handler);
   for (const [method, handler] of handlers) set.call(handlers, method, wrap(method, handler));
   handlers.set = function setGated(method: string, handler: Handler) {
     return set.call(this, method, wrap(method, handler));
   };
+}
+
+/** Which SDK an adapter gates, for the error saying a server is not one it can gate. */
+export interface SupportedSdk {
+  /** `mcp-gate/sdk`, `mcp-gate/server`. */
+  readonly adapter: string;
+  /** `@modelcontextprotocol/sdk 1.32.x`. */
+  readonly sdk: string;
+}
+
+const registryFields = ['_registeredTools', '_registeredPrompts', '_registeredResources', '_registeredResourceTemplates'] as const;
+
+/**
+ * Checks the private members of an McpServer the gate reads or wraps: its four registries, the
+ * given methods, and the protocol's method → handler map. They are private in both SDKs' types;
+ * an SDK that renamed one fails here, at install, instead of serving ungated.
+ */
+export function checkServerInternals(server: object, supported: SupportedSdk, methods: readonly string[] = []): void {
+  const candidate = server as Record<string, unknown>;
+  const fail = (member: string) => new PolicyOptionError(`${supported.adapter}: this McpServer has no ${member}; ${supported.adapter} supports ${supported.sdk}`);
+  for (const field of registryFields) if (candidate[field] === null || typeof candidate[field] !== 'object') throw fail(field);
+  for (const method of methods) if (typeof candidate[method] !== 'function') throw fail(method);
+  if (!(handlerMapOf(server) instanceof Map)) throw fail('request handler map');
+}
+
+/** The protocol's method → handler map of a server `checkServerInternals` accepted. */
+export function handlerMapOf<Handler>(server: object): Map<string, Handler> {
+  return ((server as { server?: { _requestHandlers?: unknown } }).server?._requestHandlers) as Map<string, Handler>;
 }
 
 /** The low-level Server's notifiers (the same in both SDKs). */

@@ -1,3 +1,4 @@
+import type { GatedMethod } from '../adapter/server-hooks.js';
 import { createGatedResourcesList, createGatedPromptsList, createGatedTemplatesList, createGatedToolsList } from './gated-lists.js';
 import { createGatedCompletion, createGatedPromptGet, createGatedResourceRead } from './gated-reads.js';
 import { createGatedToolCall } from './gated-tool-call.js';
@@ -6,14 +7,14 @@ import type { StoredHandler } from './server-internals.js';
 
 export type GatedHandlerFactory = (installation: Installation, sdkHandler: StoredHandler) => StoredHandler;
 
-/** Every method that names or lists a primitive; anything else passes through untouched. */
-export const gatedHandlerFactories: ReadonlyMap<string, GatedHandlerFactory> = new Map<string, GatedHandlerFactory>([
-  ['tools/list', createGatedToolsList],
-  ['tools/call', createGatedToolCall],
-  ['prompts/list', createGatedPromptsList],
-  ['prompts/get', createGatedPromptGet],
-  ['resources/list', createGatedResourcesList],
-  ['resources/templates/list', createGatedTemplatesList],
-  ['resources/read', createGatedResourceRead],
-  ['completion/complete', createGatedCompletion],
-]);
+/** The gated form of each method in `gatedMethods`; the adapter's translations of one shared routing. */
+export const gatedHandlerFactories: Readonly<Record<GatedMethod, GatedHandlerFactory>> = {
+  'tools/list': createGatedToolsList,
+  'tools/call': createGatedToolCall,
+  'prompts/list': createGatedPromptsList,
+  'prompts/get': createGatedPromptGet,
+  'resources/list': createGatedResourcesList,
+  'resources/templates/list': createGatedTemplatesList,
+  'resources/read': createGatedResourceRead,
+  'completion/complete': createGatedCompletion,
+};

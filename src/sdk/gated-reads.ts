@@ -1,7 +1,7 @@
 import { CompleteRequestSchema, GetPromptRequestSchema, ReadResourceRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import type { CatalogEntry } from '../adapter/catalog.js';
 import type { GatedRequest, JsonRpcRequest } from '../adapter/gated-request.js';
-import { completeWithTemplate, routePrompt, routeResourceRead, routeTemplateCompletion } from '../adapter/routing.js';
+import { completeWithTemplate, requestedUrl, routePrompt, routeResourceRead, routeTemplateCompletion } from '../adapter/routing.js';
 import { deniedError, promptNotFound, resourceNotFound, resourceTemplateNotFound } from './denials.js';
 import type { Installation } from './installation.js';
 import type { SdkExtra, StoredHandler } from './server-internals.js';
@@ -29,13 +29,12 @@ export function createGatedPromptGet(installation: Installation, sdkHandler: Sto
 /** resources/read, routed as if hidden primitives had never been registered (see routeResourceRead). */
 export function createGatedResourceRead(installation: Installation, sdkHandler: StoredHandler): StoredHandler {
   return async function gatedResourceRead(request: JsonRpcRequest, extra: SdkExtra) {
-    const rawUri = request.params?.['uri'];
-    if (typeof rawUri !== 'string' || !URL.canParse(rawUri)) return sdkHandler(request, extra);
-    const url = new URL(rawUri);
+    const url = requestedUrl(request.params);
+    if (url === undefined) return sdkHandler(request, extra);
     const uri = url.toString();
     const gated = installation.begin('resources/read', extra);
     const templates = installation.internals._registeredResourceTemplates;
-    const route = routeResourceRead(gated, uri, (key) => templates[key]?.resourceTemplate.uriTemplate.match(uri) != null);
+    const route = routeResourceRead(gated, uri, templates);
     installation.settings.decisions.route(gated, route);
     if (route.to === 'sdk') return sdkHandler(request, extra);
     const template = route.to === 'entry' ? templates[route.entry.key] : undefined;

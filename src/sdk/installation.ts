@@ -28,17 +28,17 @@ export class Installation implements GatedSession {
   constructor(server: McpServer, runtime: GateRuntime) {
     this.server = server;
     this.internals = readInternals(server);
+    const handlers = readHandlerMap(server);
     this.settings = runtime.settings;
     this.#runtime = runtime;
     this.#contextFor = createContextBuilder(server.server);
-    const handlers = readHandlerMap(server);
     const registry = (this.#registry = new RegistryTracker(() => readSources(this.internals, this.#capturedPromptMeta), runtime.settings));
     registry.observe(server, (kind, _key, meta, registered) => {
       if (kind !== 'prompt' || meta === undefined || registered === null || typeof registered !== 'object') return;
       this.#capturedPromptMeta.set(registered, meta);
       registry.invalidate();
     });
-    gateHandlerMap(handlers, (method, handler) => gatedHandlerFactories.get(method)?.(this, handler) ?? handler);
+    gateHandlerMap(handlers, (method, handler) => gatedHandlerFactories[method](this, handler));
   }
 
   /** The registrations as of now; rebuilt only after the SDK reported a change. */

@@ -9,7 +9,7 @@ import type { RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/proto
 import type { ServerNotification, ServerRequest } from '@modelcontextprotocol/sdk/types.js';
 import type { PrimitiveSource } from '../adapter/catalog.js';
 import type { StoredHandler as AnyStoredHandler } from '../adapter/gated-request.js';
-import { PolicyOptionError } from '../core/errors.js';
+import { checkServerInternals, handlerMapOf, type SupportedSdk } from '../adapter/server-hooks.js';
 
 export type SdkExtra = RequestHandlerExtra<ServerRequest, ServerNotification>;
 
@@ -18,7 +18,7 @@ export type StoredHandler = AnyStoredHandler<SdkExtra>;
 
 /**
  * The parts of McpServer 1.32 the gate reads. They are private in the SDK's types, so this view
- * is checked at install time; a later SDK that renames them fails loudly there, not per request.
+ * is checked at install time (readHandlerMap); a later SDK that renames them fails loudly there.
  */
 export interface McpServerInternals {
   readonly _registeredTools: Readonly<Record<string, RegisteredTool>>;
@@ -27,25 +27,16 @@ export interface McpServerInternals {
   readonly _registeredResourceTemplates: Readonly<Record<string, RegisteredResourceTemplate>>;
 }
 
-const registryFields = ['_registeredTools', '_registeredPrompts', '_registeredResources', '_registeredResourceTemplates'] as const;
+const supported: SupportedSdk = { adapter: 'mcp-gate/sdk', sdk: '@modelcontextprotocol/sdk 1.32.x' };
 
 export function readInternals(server: McpServer): McpServerInternals {
-  const candidate = server as unknown as Record<string, unknown>;
-  for (const field of registryFields) {
-    if (candidate[field] === null || typeof candidate[field] !== 'object') {
-      throw new PolicyOptionError(`mcp-gate/sdk: this McpServer has no ${field}; mcp-gate/sdk supports @modelcontextprotocol/sdk 1.32.x`);
-    }
-  }
+  checkServerInternals(server, supported);
   return server as unknown as McpServerInternals;
 }
 
 /** The protocol's method → handler map. Wrapping its entries is how every handler gets gated. */
 export function readHandlerMap(server: McpServer): Map<string, StoredHandler> {
-  const handlers = (server.server as unknown as { _requestHandlers?: unknown })._requestHandlers;
-  if (!(handlers instanceof Map)) {
-    throw new PolicyOptionError('mcp-gate/sdk: this McpServer has no request handler map; mcp-gate/sdk supports @modelcontextprotocol/sdk 1.32.x');
-  }
-  return handlers as Map<string, StoredHandler>;
+  return handlerMapOf<StoredHandler>(server);
 }
 
 /**

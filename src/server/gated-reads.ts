@@ -3,7 +3,7 @@ import { dependsOnCaller } from '../adapter/cache-scope.js';
 import type { CatalogEntry } from '../adapter/catalog.js';
 import type { GatedRequest, JsonRpcRequest } from '../adapter/gated-request.js';
 import { answerRenamed } from '../adapter/renaming.js';
-import { completeWithTemplate, resourceCandidates, routePrompt, routeResourceRead, routeTemplateCompletion } from '../adapter/routing.js';
+import { completeWithTemplate, requestedUrl, resourceCandidates, routePrompt, routeResourceRead, routeTemplateCompletion } from '../adapter/routing.js';
 import { deniedError, missingCapabilityError, resourceNotFound, unknownNameProbe } from './denials.js';
 import { makePrivate } from './gated-lists.js';
 import type { Installation } from './installation.js';
@@ -27,15 +27,13 @@ export function createGatedPromptGet(installation: Installation, sdkHandler: Sto
 /** resources/read, routed as if hidden primitives had never been registered (see routeResourceRead). */
 export function createGatedResourceRead(installation: Installation, sdkHandler: StoredHandler): StoredHandler {
   return async function gatedResourceRead(request: JsonRpcRequest, ctx: ServerContext) {
-    const rawUri = request.params?.['uri'];
-    if (typeof rawUri !== 'string' || !URL.canParse(rawUri)) return sdkHandler(request, ctx);
-    const url = new URL(rawUri);
+    const url = requestedUrl(request.params);
+    if (url === undefined) return sdkHandler(request, ctx);
     const uri = url.toString();
     const gated = installation.begin('resources/read', ctx);
     const templates = installation.internals._registeredResourceTemplates;
-    const matches = (key: string) => templates[key]?.resourceTemplate.uriTemplate.match(uri) != null;
-    const candidates = resourceCandidates(gated, uri, matches);
-    const route = routeResourceRead(gated, uri, matches, candidates);
+    const candidates = resourceCandidates(gated.catalog, uri, templates);
+    const route = routeResourceRead(gated, uri, templates, candidates);
     installation.settings.decisions.route(gated, route);
     const involved = [candidates.resource, ...candidates.matching];
     if (route.to === 'sdk' && route.entry === undefined) return sdkHandler(request, ctx);
@@ -46,7 +44,7 @@ export function createGatedResourceRead(installation: Installation, sdkHandler: 
       return withReadCacheScope(gated, involved, await template.readCallback(url, variables, ctx));
     }
     const pick = route.entry!;
-    throw missingCapabilityError(installation, gated, pick) ?? explained(installation, gated, pick, 'Resource', uri) ?? resourceNotFound(rawUri);
+    throw missingCapabilityError(installation, gated, pick) ?? explained(installation, gated, pick, 'Resource', uri) ?? resourceNotFound(request.params!['uri'] as string);
   };
 }
 

@@ -29,13 +29,13 @@ export class Installation implements GatedSession {
   constructor(server: McpServer, runtime: GateRuntime<ServerGateSettings>, factoryRequest: McpRequestContext | undefined) {
     this.server = server;
     this.internals = readInternals(server);
+    const handlers = readHandlerMap(server);
     this.settings = runtime.settings;
     this.factoryRequest = factoryRequest;
     this.#runtime = runtime;
-    const handlers = readHandlerMap(server);
     this.#registry = new RegistryTracker(() => readSources(this.internals), runtime.settings);
     this.#registry.observe(server);
-    gateHandlerMap(handlers, (method, handler) => gatedHandlerFactories.get(method)?.(this, handler) ?? handler);
+    gateHandlerMap(handlers, (method, handler) => gatedHandlerFactories[method](this, handler));
     gatePreDispatchChecks(this);
   }
 

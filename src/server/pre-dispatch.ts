@@ -3,7 +3,7 @@ import type { PrimitiveMetadata } from '../core/context.js';
 import type { CatalogEntry } from '../adapter/catalog.js';
 import { readEnvelope, type RequestEnvelope } from '../adapter/envelope.js';
 import type { GatedRequest } from '../adapter/gated-request.js';
-import { resourceCandidates, routeResourceRead } from '../adapter/routing.js';
+import { requestedUrl, resourceCandidates, routeResourceRead } from '../adapter/routing.js';
 import type { Installation } from './installation.js';
 import type { RequestSources } from './request-context.js';
 import type { McpServerInternals } from './server-internals.js';
@@ -58,8 +58,9 @@ export function gatePreDispatchChecks(installation: Installation): void {
       const gated = installation.beginWith(sources);
       return gated.view.isVisible(gated.context, entry) ? sdkScopeChallenge(challengeContext) : undefined;
     }
-    if (request.method === 'resources/read' && typeof params['uri'] === 'string' && URL.canParse(params['uri'])) {
-      return resourceChallenge(installation, new URL(params['uri']).toString(), {
+    const url = request.method === 'resources/read' ? requestedUrl(params) : undefined;
+    if (url !== undefined) {
+      return resourceChallenge(installation, url.toString(), {
         decidable,
         begin: () => installation.beginWith(sources),
         sdk: () => sdkScopeChallenge(challengeContext),
@@ -83,11 +84,10 @@ interface ResourceChallengeSteps {
 /** The SDK challenges for the resource it would read; a hidden pick reads (and challenges) as resources/read routes it. */
 function resourceChallenge(installation: Installation, uri: string, steps: ResourceChallengeSteps): Challenge {
   const templates = installation.internals._registeredResourceTemplates;
-  const matches = (key: string) => templates[key]?.resourceTemplate.uriTemplate.match(uri) != null;
-  const candidates = resourceCandidates({ catalog: installation.catalog() }, uri, matches);
+  const candidates = resourceCandidates(installation.catalog(), uri, templates);
   const involved = [...(candidates.resource ? [candidates.resource] : []), ...candidates.matching];
   if (involved.length === 0 || !steps.decidable(involved)) return steps.sdk();
-  const route = routeResourceRead(steps.begin(), uri, matches, candidates);
+  const route = routeResourceRead(steps.begin(), uri, templates, candidates);
   if (route.to === 'sdk') return steps.sdk();
   return route.to === 'entry' ? steps.template(route.entry.key) : undefined;
 }

@@ -9,7 +9,7 @@ import type {
 } from '@modelcontextprotocol/server';
 import type { PrimitiveSource } from '../adapter/catalog.js';
 import type { StoredHandler as AnyStoredHandler } from '../adapter/gated-request.js';
-import { PolicyOptionError } from '../core/errors.js';
+import { checkServerInternals, handlerMapOf, type SupportedSdk } from '../adapter/server-hooks.js';
 
 /** A handler as the v2 SDK stores it: the raw (envelope-lifted) JSON-RPC request and the context in, result out. */
 export type StoredHandler = AnyStoredHandler<ServerContext>;
@@ -30,25 +30,16 @@ export interface McpServerInternals {
   resolveScopeChallenge: ScopeChallengeHandler;
 }
 
-const registryFields = ['_registeredTools', '_registeredPrompts', '_registeredResources', '_registeredResourceTemplates'] as const;
-const supported = 'mcp-gate/server supports @modelcontextprotocol/server 2.4.x';
+const supported: SupportedSdk = { adapter: 'mcp-gate/server', sdk: '@modelcontextprotocol/server 2.4.x' };
 
 export function readInternals(server: McpServer): McpServerInternals {
-  const candidate = server as unknown as Record<string, unknown>;
-  for (const field of registryFields) {
-    if (candidate[field] === null || typeof candidate[field] !== 'object') throw new PolicyOptionError(`mcp-gate/server: this McpServer has no ${field}; ${supported}`);
-  }
-  for (const method of ['toolInputSchemaJson', 'resolveScopeChallenge'] as const) {
-    if (typeof candidate[method] !== 'function') throw new PolicyOptionError(`mcp-gate/server: this McpServer has no ${method}; ${supported}`);
-  }
+  checkServerInternals(server, supported, ['toolInputSchemaJson', 'resolveScopeChallenge']);
   return server as unknown as McpServerInternals;
 }
 
 /** The protocol's method → handler map. Wrapping its entries is how every handler gets gated. */
 export function readHandlerMap(server: McpServer): Map<string, StoredHandler> {
-  const handlers = (server.server as unknown as { _requestHandlers?: unknown })._requestHandlers;
-  if (!(handlers instanceof Map)) throw new PolicyOptionError(`mcp-gate/server: this McpServer has no request handler map; ${supported}`);
-  return handlers as Map<string, StoredHandler>;
+  return handlerMapOf<StoredHandler>(server);
 }
 
 /** Every registration as a PrimitiveSource, in registry order (v2 keeps prompts' `_meta`). */
