@@ -178,7 +178,7 @@ export function createPrimitiveMetadata(
 ): PrimitiveMetadata {
   const headers: Record<string, string> = {};
   for (const [header, value] of Object.entries(annotation.requires?.headers ?? {})) headers[header.toLowerCase()] = value;
-  return deepFreeze({
+  const metadata = {
     kind,
     name,
     uri: location.uri,
@@ -188,7 +188,19 @@ export function createPrimitiveMetadata(
     tags: [...(annotation.tags ?? [])],
     requires: { capabilities: [...(annotation.requires?.capabilities ?? [])], headers },
     endpoints: [...(annotation.endpoints ?? [])],
-  });
+  };
+  // A hidden, mutable slot inside the frozen metadata where a policy keeps its per-primitive
+  // plan: cheaper on the hot path than a WeakMap lookup per decision.
+  Object.defineProperty(metadata, planSlot, { value: { owner: undefined, plan: undefined }, enumerable: false });
+  return deepFreeze(metadata);
+}
+
+/** Key of the plan slot of metadata built by createPrimitiveMetadata (see rule-plan.ts). */
+export const planSlot: unique symbol = Symbol('mcp-gate.plan');
+
+export interface PlanSlot {
+  owner: unknown;
+  plan: unknown;
 }
 
 const maxCopiedDepth = 32;

@@ -25,10 +25,23 @@ export function compileContextKey(reads: readonly string[]): (context: RequestCo
     let key = '';
     for (let index = 0; index < projections.length; index++) {
       const value = projections[index]!(context);
-      key += `${value === undefined ? 'u' : canonicalJson(value)}\u0001`;
+      key += `${value === undefined ? 'u' : serialize(value)}\u0001`;
     }
     return key;
   };
+}
+
+// Capabilities are one frozen object per session (createRequestContext copies each once), so
+// their canonical JSON is computed once per object, not once per request.
+const serializedObjects = new WeakMap<object, string>();
+
+function serialize(value: unknown): string {
+  if (value === null || typeof value !== 'object') return canonicalJson(value);
+  const known = serializedObjects.get(value);
+  if (known !== undefined) return known;
+  const text = canonicalJson(value);
+  if (Object.isFrozen(value)) serializedObjects.set(value, text);
+  return text;
 }
 
 function compileProjection(path: string): Projection {

@@ -1,4 +1,5 @@
-import { compilePathReader, forbiddenSegments, isWholeDataPath, readPath, splitPath } from '../logic/path.js';
+import { forbiddenSegments, isWholeDataPath, readPath, splitPath } from '../logic/path.js';
+import { compileContextReader } from './context-readers.js';
 import { suggestName } from '../logic/suggest.js';
 import type { DataScope, Evaluator } from '../logic/types.js';
 import type { PrimitiveMetadata, RequestContext } from '../context.js';
@@ -46,14 +47,7 @@ export function createContextScope(reads: Set<string>): DataScope {
       }
       const canonicalRoot = root === 'tool' ? 'primitive' : root;
       reads.add([canonicalRoot, ...rest].join('.'));
-      if (canonicalRoot === 'primitive') {
-        const readPrimitive = compilePathReader(rest);
-        return function readPrimitiveVar(_context, primitive) {
-          return readPrimitive(primitive);
-        };
-      }
-      // The context's own fields are its roots, so one unrolled walk from the context reads the var.
-      return compilePathReader([canonicalRoot, ...rest]);
+      return compileContextReader([canonicalRoot, ...rest]);
     },
     declareDynamicAccess() {
       reads.add(readsEverything);

@@ -1,4 +1,4 @@
-import type { PrimitiveMetadata } from '../context.js';
+import { planSlot, type PlanSlot, type PrimitiveMetadata } from '../context.js';
 import { compileGlob, type GlobMatcher } from '../logic/glob-matcher.js';
 import type { Evaluator } from '../logic/types.js';
 import type { PolicyRule } from './schema.js';
@@ -57,12 +57,21 @@ export function createPlanner(
       allow: applicable.filter((rule) => rule.effect === 'allow'),
     };
   }
+  const owner = {};
   return function planFor(primitive) {
-    const known = plans.get(primitive);
-    if (known) return known;
-    const plan = buildPlan(primitive);
-    // Only frozen metadata is memoized: a mutable object could change under a cached plan.
-    if (Object.isFrozen(primitive)) plans.set(primitive, plan);
+    const slot = (primitive as { [planSlot]?: PlanSlot })[planSlot];
+    if (slot !== undefined && slot.owner === owner) return slot.plan as PrimitivePlan;
+    let plan = plans.get(primitive);
+    if (plan === undefined) {
+      plan = buildPlan(primitive);
+      // Only frozen metadata is memoized: a mutable object could change under a cached plan.
+      if (!Object.isFrozen(primitive)) return plan;
+      plans.set(primitive, plan);
+    }
+    if (slot !== undefined) {
+      slot.owner = owner;
+      slot.plan = plan;
+    }
     return plan;
   };
 }

@@ -37,10 +37,11 @@ export function createVisibilityFilter<T>(
   if (!Number.isInteger(minItems) || minItems < 0) throw new PolicyOptionError(`option minItemsToCache must be a non-negative integer, got ${String(minItems)}`);
   const metadata = items.map(metadataOf);
 
-  function computeVisible(context: RequestContext): readonly T[] {
+  const evaluate = policy.evaluate;
+  function computeVisible(context: RequestContext): T[] {
     const visible: T[] = [];
-    for (let index = 0; index < items.length; index++) if (policy.evaluate(context, metadata[index]!)) visible.push(items[index]!);
-    return Object.freeze(visible);
+    for (let index = 0; index < items.length; index++) if (evaluate(context, metadata[index]!)) visible.push(items[index]!);
+    return visible;
   }
 
   const isVisible = (context: RequestContext, item: T) => policy.evaluate(context, metadataOf(item));
@@ -49,13 +50,38 @@ export function createVisibilityFilter<T>(
 
   const contextKey = policy.contextKeyFor(metadata);
   const visibleByContext = new LRUCache<string, readonly T[]>({ max: cacheSize });
+  // Admission on the second sighting: a caller seen once (a unique context) never evicts a
+  // recurring one, and the miss path stays a key plus a set lookup, not a stored list.
+  const seenOnce = new Set<string>();
+  // When callers hardly ever recur (hit rate under 1/16 in a window), building keys is pure
+  // cost: then only every 16th request takes the cached path, enough to notice recurrence.
+  const window = 256;
+  let lookups = 0;
+  let hits = 0;
+  let bypass = false;
+  let skipped = 0;
   return {
     visible(context) {
+      if (bypass && ++skipped % 16 !== 0) return computeVisible(context);
+      if (++lookups === window) {
+        bypass = hits * 16 < window;
+        lookups = 0;
+        hits = 0;
+      }
       const key = contextKey(context);
       const cached = visibleByContext.get(key);
-      if (cached) return cached;
+      if (cached) {
+        hits++;
+        return cached;
+      }
       const visible = computeVisible(context);
-      visibleByContext.set(key, visible);
+      if (seenOnce.delete(key)) {
+        // Frozen only once shared: a list handed to one caller alone need not pay for it.
+        visibleByContext.set(key, Object.freeze(visible));
+      } else {
+        if (seenOnce.size >= cacheSize) seenOnce.clear();
+        seenOnce.add(key);
+      }
       return visible;
     },
     isVisible,

@@ -1,3 +1,4 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { PolicyIssue } from '../../../src/core/errors.js';
 import { compareSemVer, parseSemVer, semverOperators } from '../../../src/core/logic/ops/semver.js';
@@ -20,8 +21,8 @@ describe('parseSemVer', () => {
   });
 
   it('accepts the shorthands "1" and "1.2" without prerelease or build, as Go x/mod/semver does', () => {
-    expect(parseSemVer('1')).toEqual({ major: '1', minor: '0', patch: '0', prerelease: [] });
-    expect(parseSemVer('1.2')).toEqual({ major: '1', minor: '2', patch: '0', prerelease: [] });
+    expect(parseSemVer('1')).toEqual({ major: '1', minor: '0', patch: '0', prerelease: [], rank: 2 ** 32 });
+    expect(parseSemVer('1.2')).toEqual({ major: '1', minor: '2', patch: '0', prerelease: [], rank: 2 ** 32 + 2 * 2 ** 16 });
     expect(parseSemVer('1.2-alpha')).toBeNull();
     expect(parseSemVer('1+build')).toBeNull();
   });
@@ -138,5 +139,20 @@ describe('sem_ver', () => {
     expect(issues).toEqual([
       { code: 'invalid_argument', path: 'sem_ver[2]', message: 'sem_ver needs a semantic version, got "2.0.0.0"' },
     ]);
+  });
+});
+
+describe('compareSemVer — rank fast path', () => {
+  it('orders releases by rank exactly as by their digit strings', () => {
+    const part = fc.oneof(fc.integer({ min: 0, max: 20 }), fc.integer({ min: 0, max: 2_000_000 }));
+    fc.assert(
+      fc.property(fc.tuple(part, part, part), fc.tuple(part, part, part), (left, right) => {
+        const a = parseSemVer(left.join('.'))!;
+        const b = parseSemVer(right.join('.'))!;
+        const slow = compareSemVer({ ...a, rank: undefined }, { ...b, rank: undefined });
+        expect(compareSemVer(a, b)).toBe(slow);
+      }),
+      { seed: 20261130, numRuns: 500 },
+    );
   });
 });

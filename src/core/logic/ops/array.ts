@@ -100,10 +100,27 @@ const membership: OperatorDefinition = {
   neverArray: true,
   compile([needle, haystack]) {
     const evaluateNeedle = needle!.evaluate;
-    if (haystack!.isConstant && Array.isArray(haystack!.constant) && haystack!.constant.length > 8) {
-      const members = new Set<unknown>(haystack!.constant);
-      return function inConstantSet(data, primitive) {
-        return members.has(evaluateNeedle(data, primitive));
+    if (haystack!.isConstant && Array.isArray(haystack!.constant)) {
+      // A literal list: strict membership, as `indexOf` gives; a Set once the list is long.
+      const list: readonly unknown[] = haystack!.constant;
+      if (list.length > 8 && !list.some((item) => typeof item === 'number' && Number.isNaN(item))) {
+        const members = new Set<unknown>(list);
+        return function inConstantSet(data, primitive) {
+          return members.has(evaluateNeedle(data, primitive));
+        };
+      }
+      return function inConstantList(data, primitive) {
+        return list.indexOf(evaluateNeedle(data, primitive)) !== -1;
+      };
+    }
+    if (needle!.isConstant) {
+      const item = needle!.constant;
+      const evaluateContainer = haystack!.evaluate;
+      return function constantIsIn(data, primitive) {
+        const container = evaluateContainer(data, primitive);
+        if (typeof container === 'string') return container.indexOf(item as string) !== -1;
+        if (Array.isArray(container)) return container.indexOf(item) !== -1;
+        return false;
       };
     }
     const evaluateHaystack = haystack!.evaluate;

@@ -13,6 +13,8 @@ export interface SemVer {
   readonly patch: string;
   /** Prerelease identifiers; empty for a release. Build metadata is dropped: it never affects order. */
   readonly prerelease: readonly string[];
+  /** The order of a release with small parts as one number (major·2³² + minor·2¹⁶ + patch), so most comparisons are one subtraction; undefined otherwise. */
+  readonly rank: number | undefined;
 }
 
 const number = '0|[1-9]\\d*';
@@ -32,12 +34,18 @@ export function parseSemVer(value: unknown): SemVer | null {
   else return null;
   const match = versionPattern.exec(text);
   if (match === null) return null;
-  return {
-    major: match[1]!,
-    minor: match[2] ?? '0',
-    patch: match[3] ?? '0',
-    prerelease: match[4] === undefined ? [] : match[4].split('.'),
-  };
+  const major = match[1]!;
+  const minor = match[2] ?? '0';
+  const patch = match[3] ?? '0';
+  const prerelease = match[4] === undefined ? [] : match[4].split('.');
+  return { major, minor, patch, prerelease, rank: rankOf(major, minor, patch, prerelease.length > 0) };
+}
+
+function rankOf(major: string, minor: string, patch: string, isPrerelease: boolean): number | undefined {
+  if (isPrerelease || major.length > 6 || minor.length > 5 || patch.length > 5) return undefined;
+  const [a, b, c] = [Number(major), Number(minor), Number(patch)];
+  if (a >= 2 ** 20 || b >= 2 ** 16 || c >= 2 ** 16) return undefined;
+  return a * 2 ** 32 + b * 2 ** 16 + c;
 }
 
 function compareDigits(a: string, b: string): number {
@@ -55,6 +63,7 @@ function compareIdentifiers(a: string, b: string): number {
 
 /** SemVer 2.0 precedence: -1, 0 or 1. A prerelease sorts before its release. */
 export function compareSemVer(a: SemVer, b: SemVer): number {
+  if (a.rank !== undefined && b.rank !== undefined) return a.rank === b.rank ? 0 : a.rank < b.rank ? -1 : 1;
   const core = compareDigits(a.major, b.major) || compareDigits(a.minor, b.minor) || compareDigits(a.patch, b.patch);
   if (core !== 0) return core;
   if (a.prerelease.length === 0 || b.prerelease.length === 0) {
