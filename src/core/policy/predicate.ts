@@ -23,21 +23,31 @@ export interface Predicate {
  */
 export function compilePredicate(rule: unknown, options: CompilePredicateOptions = {}): Predicate {
   const reads = new Set<string>();
-  const { root, limits } = compileRule(rule, { ...options, scope: createContextScope(reads) });
+  const { root, limits, iterates } = compileRule(rule, { ...options, scope: createContextScope(reads) });
   const evaluate = root.evaluate;
+  const neverArray = root.neverArray;
   const steps = limits.maxIterations;
   const onError = options.onError;
-  const predicate = function evaluatePredicate(context: RequestContext, primitive: PrimitiveMetadata): boolean {
-    const saved = startBudget(steps);
+  function test(context: RequestContext, primitive: PrimitiveMetadata): boolean {
     try {
-      return isTruthy(evaluate(context, primitive));
+      const value = evaluate(context, primitive);
+      return neverArray ? !!value : isTruthy(value);
     } catch (error) {
       reportError(onError, error, undefined, primitive);
       return false;
-    } finally {
-      restoreBudget(saved);
     }
-  };
+  }
+  // Only predicates that iterate over arrays need an iteration budget around each call.
+  const predicate = iterates
+    ? function evaluatePredicate(context: RequestContext, primitive: PrimitiveMetadata): boolean {
+        const saved = startBudget(steps);
+        try {
+          return test(context, primitive);
+        } finally {
+          restoreBudget(saved);
+        }
+      }
+    : test;
   return Object.assign(predicate, { reads: Object.freeze([...reads].sort()) });
 }
 
