@@ -1,51 +1,14 @@
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import type { PolicyDocument } from '../../src/core/policy/schema.js';
 import { gate } from '../../src/sdk/index.js';
+import { clientArbitrary, declaredCapabilities, policyArbitrary, registryArbitrary, toolMeta, type ArbitraryTool } from '../adapter/arbitraries.js';
 import { propertyParameters } from '../properties/seed.js';
 import { serverInfo } from './fixtures.js';
 import { connectInMemory } from './helpers.js';
 
-const clientNames = ['cursor', 'claude-code', 'vscode'];
-
-const registryArbitrary = fc.uniqueArray(
-  fc.record({
-    name: fc.constantFrom('t0', 't1', 't2', 't3', 't4', 't5', 't6', 't7'),
-    groups: fc.subarray(['beta', 'admin']),
-    capabilities: fc.subarray(['sampling', 'roots']),
-  }),
-  { selector: (tool) => tool.name, minLength: 1, maxLength: 8 },
-);
-
-const ruleArbitrary = fc.record({
-  effect: fc.constantFrom('allow' as const, 'deny' as const),
-  groups: fc.subarray(['beta', 'admin'], { minLength: 1 }),
-  client: fc.option(fc.constantFrom(...clientNames), { nil: undefined }),
-});
-
-const policyArbitrary = fc.record({ default: fc.constantFrom('allow' as const, 'deny' as const), rules: fc.array(ruleArbitrary, { maxLength: 3 }) }).map(
-  ({ default: fallback, rules }): PolicyDocument => ({
-    version: 1,
-    default: fallback,
-    rules: rules.map((rule, index) => ({
-      id: `r${index}`,
-      effect: rule.effect,
-      appliesTo: { groups: rule.groups },
-      ...(rule.client === undefined ? {} : { when: { '==': [{ var: 'client.name' }, rule.client] } }),
-    })),
-  }),
-);
-
-const clientArbitrary = fc.record({ name: fc.constantFrom(...clientNames), capabilities: fc.subarray(['sampling', 'roots']) });
-
-type Registry = fc.Arbitrary<typeof registryArbitrary extends fc.Arbitrary<infer T> ? T : never> extends fc.Arbitrary<infer U> ? U : never;
-
-function register(server: McpServer, tools: Registry): void {
-  for (const tool of tools) {
-    const annotation = { groups: tool.groups, requires: { capabilities: tool.capabilities } };
-    server.registerTool(tool.name, { _meta: { 'mcp-gate': annotation } }, async () => ({ content: [{ type: 'text', text: `ran ${tool.name}` }] }));
-  }
+function register(server: McpServer, tools: readonly ArbitraryTool[]): void {
+  for (const tool of tools) server.registerTool(tool.name, { _meta: toolMeta(tool) }, async () => ({ content: [{ type: 'text', text: `ran ${tool.name}` }] }));
 }
 
 function snapshot(server: McpServer) {
@@ -61,7 +24,7 @@ describe('gate (properties over random registries, policies and contexts)', () =
         gate(server, { policy });
         register(server, tools);
         const before = snapshot(server);
-        const capabilities = Object.fromEntries(clientInfo.capabilities.map((name) => [name, {}]));
+        const capabilities = declaredCapabilities(clientInfo.capabilities);
         const gated = await connectInMemory(server, capabilities, clientInfo.name);
         const listed = new Set((await gated.client.listTools()).tools.map((tool) => tool.name));
 
