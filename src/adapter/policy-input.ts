@@ -3,14 +3,19 @@ import type { Policy } from '../core/policy/types.js';
 import type { MissingCapabilities } from './policy-view.js';
 import { PolicyOptionError } from '../core/errors.js';
 
-/** True for a compiled policy (anything implementing the Policy interface). */
+/**
+ * True for a compiled policy (anything implementing the Policy interface). Checks the members the
+ * adapters call: they key caches with `contextKeyFor` (narrowed to one registry's primitives), never
+ * with `contextKey`, whose key covers every header once requirements are enforced.
+ */
 export function isPolicy(value: unknown): value is Policy {
   if (value === null || typeof value !== 'object') return false;
   const candidate = value as Partial<Record<keyof Policy, unknown>>;
   return (
     typeof candidate.evaluate === 'function' &&
     typeof candidate.explain === 'function' &&
-    typeof candidate.contextKey === 'function' &&
+    typeof candidate.contextKeyFor === 'function' &&
+    typeof candidate.readsFor === 'function' &&
     typeof candidate.revision === 'string'
   );
 }

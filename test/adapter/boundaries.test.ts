@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 
 const adapterDir = new URL('../../src/adapter/', import.meta.url).pathname;
+const sourceDir = new URL('../../src/', import.meta.url).pathname;
 
 describe('src/adapter boundaries', () => {
   it('imports no MCP SDK and nothing from the SDK-specific adapters, so the v2 adapter can reuse it', () => {
@@ -15,6 +16,19 @@ describe('src/adapter boundaries', () => {
         }
       }
     }
+    expect(offending).toEqual([]);
+  });
+
+  it('keys decisions with policy.contextKeyFor in every adapter, never policy.contextKey (all headers once requirements are enforced)', () => {
+    const offending: string[] = [];
+    let scanned = 0;
+    for (const folder of ['adapter', 'sdk', 'server']) {
+      for (const file of readdirSync(join(sourceDir, folder), { recursive: true }).map(String).filter((name) => name.endsWith('.ts'))) {
+        scanned++;
+        if (/\.contextKey\s*\(/.test(readFileSync(join(sourceDir, folder, file), 'utf8'))) offending.push(`${folder}/${file}`);
+      }
+    }
+    expect(scanned).toBeGreaterThan(20);
     expect(offending).toEqual([]);
   });
 });
