@@ -1,3 +1,4 @@
+import { expect } from 'vitest';
 import { compilePolicy, type Policy, type PolicyDocument } from '../../src/index.js';
 import type { DecisionEvent } from '../../src/adapter/decision-events.js';
 
@@ -37,4 +38,14 @@ export function stableFields({ time: _time, requestId: _requestId, policyRevisio
 /** The event of one list request. */
 export function listEvent(method: string, visible: number, hidden: number) {
   return { sessionId: undefined, method, counts: { visible, hidden }, allowed: true, reason: 'list', message: `${visible} visible, ${hidden} hidden` };
+}
+
+/** What every event carries however it was decided: an ISO time, the deciding revision, the request's own context. */
+export function expectRequestFields(events: readonly DecisionEvent[], policyRevision: string, clientName: string): void {
+  for (const event of events) {
+    expect(new Date(event.time).toISOString()).toBe(event.time);
+    expect(event.policyRevision).toBe(policyRevision);
+    expect(event.context.request.method).toBe(event.method);
+    expect(event.context.client.name).toBe(clientName);
+  }
 }

@@ -2,7 +2,7 @@ import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { afterEach, describe, expect, it } from 'vitest';
 import { compilePolicy, PolicyOptionError, type PolicyDocument } from '../../src/index.js';
 import { createGate, gate, type DecisionEvent } from '../../src/sdk/index.js';
-import { instrumentedPolicy, listEvent, stableFields } from '../adapter/decision-helpers.js';
+import { expectRequestFields, instrumentedPolicy, listEvent, stableFields } from '../adapter/decision-helpers.js';
 import { registerFixtures, serverInfo } from './fixtures.js';
 import { connectInMemory, type Connected } from './helpers.js';
 
@@ -59,12 +59,7 @@ describe('onDecision', () => {
     const requestIds = events.map((event) => event.requestId);
     expect(requestIds.every((id) => typeof id === 'number')).toBe(true);
     expect(new Set(requestIds).size).toBe(events.length);
-    for (const event of events) {
-      expect(new Date(event.time).toISOString()).toBe(event.time);
-      expect(event.policyRevision).toBe(compilePolicy(document).revision);
-      expect(event.context.request.method).toBe(event.method);
-      expect(event.context.client.name).toBe('test-client');
-    }
+    expectRequestFields(events, compilePolicy(document).revision, 'test-client');
   });
 
   it('summarises each list request, cached or not, with counts of listed and withheld registrations', async () => {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { PolicyOptionError } from '../../src/index.js';
 import { createGate, type DecisionEvent } from '../../src/server/index.js';
-import { instrumentedPolicy, listEvent, stableFields } from '../adapter/decision-helpers.js';
+import { expectRequestFields, instrumentedPolicy, listEvent, stableFields } from '../adapter/decision-helpers.js';
 import { createGatedHandler, registryPolicy, registryPolicyDocument, reportExtension } from './fixtures.js';
 import { inProcess, postModern, type Endpoint } from './http.js';
 
@@ -56,13 +56,8 @@ describe('onDecision (mcp-gate/server)', () => {
       { sessionId: undefined, method: 'completion/complete', primitive: { kind: 'prompt', name: 'greet' }, ...allowedByDefault },
     ]);
     expect(events.map((event) => event.requestId)).toEqual([101, 102, 103, 104, 107, 108, 109, 110, 111]);
-    for (const event of events) {
-      expect(new Date(event.time).toISOString()).toBe(event.time);
-      expect(event.policyRevision).toBe(registryPolicy.revision);
-      expect(event.context.request.method).toBe(event.method);
-      expect(event.context.request.headers['x-trace']).toBe('t-1');
-      expect(event.context.client.name).toBe('test-client');
-    }
+    expectRequestFields(events, registryPolicy.revision, 'test-client');
+    expect(events.every((event) => event.context.request.headers['x-trace'] === 't-1')).toBe(true);
   });
 
   it('summarises each list request with counts of listed and withheld registrations', async () => {
