@@ -1,5 +1,5 @@
 import { ClientCapabilitiesSchema } from '@modelcontextprotocol/sdk/types.js';
-import { createPrimitiveMetadata, primitiveAnnotationSchema, type PrimitiveAnnotation } from '../core/context.js';
+import { createPrimitiveMetadata, primitiveAnnotationSchema, type PrimitiveAnnotation, type RequestContext } from '../core/context.js';
 import type { Policy } from '../core/policy/types.js';
 import { toRequestContext, type Caller } from './callers.js';
 import type { RegisteredPrimitive } from './registry.js';
@@ -35,11 +35,12 @@ export function capabilitiesSeenByServer(caller: Caller): Record<string, unknown
 export function expectedView(policy: Policy, primitives: readonly RegisteredPrimitive[], caller: Caller, options: OracleOptions = {}): ExpectedView {
   const separator = options.versionSeparator ?? '__';
   const capabilities = capabilitiesSeenByServer(caller);
+  const contexts = new Map<string, RequestContext>();
+  const contextFor = (method: string) => contexts.get(method) ?? contexts.set(method, toRequestContext(caller, method, capabilities)).get(method)!;
   const visible = (primitive: RegisteredPrimitive, method: string, name = primitive.name): boolean => {
     const annotation = annotationOf(primitive, options.metadata);
     const location = { uri: primitive.uri, uriTemplate: primitive.uriTemplate?.toString() };
-    const metadata = createPrimitiveMetadata(primitive.kind, name, annotation, location);
-    return policy.evaluate(toRequestContext(caller, method, capabilities), metadata);
+    return policy.evaluate(contextFor(method), createPrimitiveMetadata(primitive.kind, name, annotation, location));
   };
   const byKind = (kind: RegisteredPrimitive['kind']) => primitives.filter((primitive) => primitive.kind === kind);
 
