@@ -1,7 +1,7 @@
+import { PolicyOptionError } from '../core/errors.js';
 import { compilePolicy } from '../core/policy/compile-policy.js';
 import type { Policy } from '../core/policy/types.js';
 import type { MissingCapabilities } from './policy-view.js';
-import { PolicyOptionError } from '../core/errors.js';
 
 /**
  * True for a compiled policy (anything implementing the Policy interface). Checks the members the

@@ -18,7 +18,7 @@ export type StoredHandler = AnyStoredHandler<SdkExtra>;
 
 /**
  * The parts of McpServer 1.32 the gate reads. They are private in the SDK's types, so this view
- * is checked at install time (readHandlerMap); a later SDK that renames them fails loudly there.
+ * is checked at install time (readInternals); a later SDK that renames them fails loudly there.
  */
 export interface McpServerInternals {
   readonly _registeredTools: Readonly<Record<string, RegisteredTool>>;

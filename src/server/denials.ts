@@ -1,7 +1,7 @@
 import { MissingRequiredClientCapabilityError, ProtocolError, ProtocolErrorCode, ResourceNotFoundError } from '@modelcontextprotocol/server';
+import type { Decision } from '../core/policy/types.js';
 import type { CatalogEntry } from '../adapter/catalog.js';
 import { missingCapabilities, toCapabilitiesObject } from '../adapter/capability-requirements.js';
-import type { Decision } from '../core/policy/types.js';
 import type { GatedRequest } from '../adapter/gated-request.js';
 import type { Installation } from './installation.js';
 
