@@ -18,6 +18,11 @@ export interface HttpHostOptions {
   stateless?: boolean;
   /** Receives what failed while handling a request (a throwing `createServer`, say); the client gets a 500. */
   onError?: (error: unknown) => void;
+  /**
+   * Host header names (port aside) accepted; others get 403 before any server is built. Guards a
+   * loopback server against DNS rebinding from web pages. Default `127.0.0.1`, `localhost`, `[::1]`.
+   */
+  allowedHostnames?: readonly string[];
 }
 
 export interface HttpHost {
@@ -29,12 +34,25 @@ export interface HttpHost {
 
 const jsonRpcError = (code: number, message: string) => JSON.stringify({ jsonrpc: '2.0', error: { code, message }, id: null });
 
+const loopbackHostnames: readonly string[] = ['127.0.0.1', 'localhost', '[::1]'];
+
+/** The hostname of a Host header (`127.0.0.1:3000` → `127.0.0.1`), or undefined when there is none or it does not parse. */
+function hostnameOf(host: string | undefined): string | undefined {
+  if (host === undefined || host === '') return undefined;
+  try {
+    return new URL(`http://${host}`).hostname;
+  } catch {
+    return undefined;
+  }
+}
+
 /**
  * Streamable HTTP on 127.0.0.1 in the SDK's recommended shapes: stateful = one McpServer per
  * session (the session id routes later requests), stateless = one per request.
  */
 export async function startHttpHost(options: HttpHostOptions): Promise<HttpHost> {
   const basePath = options.basePath ?? '/mcp';
+  const allowedHostnames = new Set(options.allowedHostnames ?? loopbackHostnames);
   const sessions = new Map<string, { transport: StreamableHTTPServerTransport; server: McpServer }>();
   const openServers = new Set<McpServer>();
 
@@ -55,6 +73,11 @@ export async function startHttpHost(options: HttpHostOptions): Promise<HttpHost>
   }
 
   async function handle(request: IncomingMessage, response: ServerResponse): Promise<void> {
+    const hostname = hostnameOf(request.headers.host);
+    if (hostname === undefined || !allowedHostnames.has(hostname)) {
+      response.writeHead(403, { 'content-type': 'application/json' }).end(jsonRpcError(-32000, 'Host not allowed'));
+      return;
+    }
     const path = new URL(request.url ?? '/', 'http://127.0.0.1').pathname;
     if (path !== basePath && !path.startsWith(`${basePath}/`)) {
       response.writeHead(404, { 'content-type': 'text/plain' }).end(`not found; MCP is served at ${basePath}\n`);
@@ -72,6 +95,9 @@ export async function startHttpHost(options: HttpHostOptions): Promise<HttpHost>
     const transport = await connectNew();
     if (options.stateless) response.on('close', () => void transport.close());
     await transport.handleRequest(request, response);
+    // Without a session id only an initialize opens a session; anything else was answered with an
+    // error, and the server built for it must not stay connected.
+    if (!options.stateless && transport.sessionId === undefined) await transport.close();
   }
 
   const httpServer: Server = createServer((request, response) => {

@@ -1,4 +1,5 @@
 import { readFile } from 'node:fs/promises';
+import { request as httpRequest } from 'node:http';
 import { ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import { afterEach, describe, expect, it } from 'vitest';
 import { run } from '../../src/cli/run.js';
@@ -50,6 +51,24 @@ describe('mcp-gate serve over HTTP', () => {
     expect((await client.listPrompts()).prompts.map((prompt) => prompt.name)).toEqual(['draft']);
     await client.close();
     expect(serving.stderr()).toContain('stateless: one server per request');
+  });
+
+  it('refuses a Host header other than the loopback names (DNS rebinding) before building a server', async () => {
+    const serving = await serve(['--policy', 'policies/demo.json']);
+    const initialize = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'page', version: '1' } } });
+    const post = (host: string) =>
+      new Promise<{ status: number; body: string }>((resolve, reject) => {
+        const outgoing = httpRequest(serving.url, { method: 'POST', headers: { host, 'content-type': 'application/json', accept: 'application/json, text/event-stream' }, timeout: 5_000 }, (response) => {
+          let body = '';
+          response.on('data', (chunk: Buffer) => (body += chunk.toString('utf8')));
+          response.on('end', () => resolve({ status: response.statusCode ?? 0, body }));
+        });
+        outgoing.on('timeout', () => outgoing.destroy(new Error('no answer')));
+        outgoing.on('error', reject);
+        outgoing.end(initialize);
+      });
+    expect(await post(`attacker.example:${serving.url.port}`)).toEqual({ status: 403, body: '{"jsonrpc":"2.0","error":{"code":-32000,"message":"Host not allowed"},"id":null}' });
+    expect((await post(`localhost:${serving.url.port}`)).status).toBe(200);
   });
 
   it('stops when its signal aborts: run resolves 0, says so, and the port is closed', async () => {
