@@ -64,10 +64,14 @@ function formatIssues(subject: string, issues: readonly PolicyIssue[]): string {
   return [`invalid ${subject} (${count}):`, ...lines].join('\n');
 }
 
-/** Joins a base dot path and a key or index the way zod's `toDotPath` does. */
+/**
+ * Joins a base dot path and a key or index the way zod's `toDotPath` does. A key longer than 64
+ * characters is abbreviated, so one hostile key cannot be copied into every issue below it.
+ */
 export function joinPath(base: string, key: string | number): string {
   if (typeof key === 'number') return `${base}[${key}]`;
-  const plain = /^[A-Za-z_$][\w$]*$/.test(key);
-  if (plain) return base ? `${base}.${key}` : key;
-  return `${base}[${JSON.stringify(key)}]`;
+  const shown = key.length > 64 ? `${key.slice(0, 32)}…(${key.length} characters)` : key;
+  const plain = /^[A-Za-z_$][\w$]*$/.test(shown);
+  if (plain) return base ? `${base}.${shown}` : shown;
+  return `${base}[${JSON.stringify(shown)}]`;
 }

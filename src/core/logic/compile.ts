@@ -54,6 +54,8 @@ export function compileLogic(rule: unknown, options: CompileLogicOptions = {}): 
 
 export interface CompileRuleOptions extends CompileLogicOptions {
   scope: DataScope;
+  /** An operator table validated once by the caller (a policy compiles many rules with one table). */
+  operatorTable?: ReadonlyMap<string, OperatorDefinition>;
   /** Dot path of the rule inside its document, prefixed to every issue path. */
   path?: string;
 }
@@ -83,7 +85,7 @@ export function compileRuleCollectingIssues(
   issues: PolicyIssue[],
 ): CompiledRule {
   const limits = resolveLimits(options);
-  const operators = createOperatorTable(options.operators, issues);
+  const operators = options.operatorTable ?? createOperatorTable(options.operators, issues);
   const firstIssue = issues.length;
   let nodes = 0;
   let nodeLimitReported = false;
@@ -180,7 +182,7 @@ export function compileRuleCollectingIssues(
 
   function reportUnknown(name: string, path: string): void {
     const at = joinPath(path, name);
-    const reason = unsupported[name];
+    const reason = Object.hasOwn(unsupported, name) ? unsupported[name] : undefined;
     if (reason) return report({ code: 'unknown_operator', path: at, message: reason });
     const suggestion = suggestName(name, operators.keys());
     const hint = suggestion ? ` (did you mean "${suggestion}"?)` : '';

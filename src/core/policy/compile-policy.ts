@@ -1,6 +1,8 @@
 import type { PrimitiveMetadata, RequestContext } from '../context.js';
 import { joinPath, PolicyCompileError, type PolicyIssue } from '../errors.js';
 import { compileRuleCollectingIssues, toPolicyError, type CompileLogicOptions } from '../logic/compile.js';
+import { createOperatorTable } from '../logic/operators.js';
+import type { OperatorDefinition } from '../logic/types.js';
 import { restoreBudget, startBudget } from '../logic/budget.js';
 import { isTruthy } from '../logic/truthy.js';
 import { defaultLimits } from '../logic/types.js';
@@ -14,6 +16,8 @@ import { policyDocumentSchema, toPolicyIssues, type NormalizedPolicyDocument, ty
 import type { Decision, EvaluationErrorHandler, Policy } from './types.js';
 
 export interface CompilePolicyOptions extends CompileLogicOptions {
+  /** @internal The validated operator table, shared by every rule of one policy. */
+  operatorTable?: ReadonlyMap<string, OperatorDefinition>;
   onError?: EvaluationErrorHandler;
   /** Capability-gated primitives when a request declares no capabilities at all (stateless, no envelope). */
   onMissingCapabilities?: MissingCapabilities;
@@ -24,8 +28,11 @@ export interface CompilePolicyOptions extends CompileLogicOptions {
 /** Validates and compiles a policy document; throws PolicyCompileError listing every issue. */
 export function compilePolicy(document: PolicyDocument | unknown, options: CompilePolicyOptions = {}): Policy {
   const issues: PolicyIssue[] = [];
+  // Custom operators are validated once for the whole policy, even when no rule has a condition.
+  const operatorTable = createOperatorTable(options.operators, issues);
   const parsed = policyDocumentSchema.safeParse(document);
   const reads = new Set<string>();
+  options = { ...options, operatorTable } as CompilePolicyOptions;
   if (!parsed.success) {
     issues.push(...toPolicyIssues(parsed.error));
     // Still compile every rule condition that can be found, so one pass reports every issue.
