@@ -17,7 +17,8 @@ const commands: readonly Command[] = [validateCommand, explainCommand, testComma
 
 /**
  * Runs one `mcp-gate` invocation and returns its exit code: 0 success, 1 a check failed or an
- * input is invalid, 2 the command line is wrong. Touches nothing outside `io`.
+ * input is invalid, 2 the command line is wrong. Touches nothing outside `io`, except what `serve`
+ * exists for: a port on 127.0.0.1, the decision log file and a watch on the policy's directory.
  */
 export async function run(argv: readonly string[], io: CliIo): Promise<number> {
   const [name, ...rest] = argv;

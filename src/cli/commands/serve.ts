@@ -4,7 +4,7 @@ import { createDemoServer, demoMetadata } from '../../demo/demo-server.js';
 import { createGate, type Gate } from '../../sdk/index.js';
 import { createDecisionLogger } from '../../serve/decision-log.js';
 import { watchFile } from '../../serve/file-watcher.js';
-import { startHttpHost } from '../../serve/http-host.js';
+import { startHttpHost, type HttpHost } from '../../serve/http-host.js';
 import type { ParsedArgs } from '../args.js';
 import type { Command } from '../command.js';
 import { writeLines } from '../command.js';
@@ -51,16 +51,15 @@ export const serveCommand: Command = {
     if (signal === undefined) throw new Error('serve needs io.signal to know when to stop');
 
     const decisionLog = settings.decisionLog === undefined ? undefined : await openDecisionLog(io, settings.decisionLog, note);
-    const gate = createGate({
-      policy,
-      metadata: module.metadata,
-      onError: (error) => note(`error: ${error.message}`),
-      onDecision: decisionLog && createDecisionLogger({ write: decisionLog.write, logHeaders: settings.logHeaders }),
-    });
-    const source = module === demoModule ? 'the demo server' : `${module.name} ${module.factoryName}()`;
-    note(`policy ${policyName} (revision ${policy.revision}) in front of ${source}: ${primitives.length} primitives`);
-
     try {
+      const gate = createGate({
+        policy,
+        metadata: module.metadata,
+        onError: (error) => note(`error: ${error.message}`),
+        onDecision: decisionLog && createDecisionLogger({ write: decisionLog.write, logHeaders: settings.logHeaders }),
+      });
+      const source = module === demoModule ? 'the demo server' : `${module.name} ${module.factoryName}()`;
+      note(`policy ${policyName} (revision ${policy.revision}) in front of ${source}: ${primitives.length} primitives`);
       const stop = settings.stdio ? await serveStdio(io, module, gate, signal, note) : await serveHttp(module, gate, settings, signal, note);
       const watcher = settings.watch ? watchPolicy(io, policyName, gate, note) : undefined;
       if (decisionLog) note(`decision log: ${decisionLog.label}`);
@@ -133,7 +132,7 @@ interface Serving {
 }
 
 async function serveHttp(module: ServerModule, gate: Gate, settings: ServeSettings, signal: AbortSignal, note: (text: string) => void): Promise<Serving> {
-  let host;
+  let host: HttpHost;
   try {
     host = await startHttpHost({
       createServer: module.createServer,
