@@ -17,7 +17,7 @@ export interface Registry {
 export type AnnotationSource = 'meta' | 'option';
 
 export interface RegistryTool {
-  /** Registry key; `name__1.4.0` with `annotation.version` `1.4.0` is a version of public tool `name`. */
+  /** Registry key; `name__1.4.0` with `annotation.version` `1.4.0` is a version of public tool `name` (as is a plain `name` beside it). */
   readonly key: string;
   readonly annotation: PrimitiveAnnotation;
   readonly source: AnnotationSource;
@@ -66,7 +66,8 @@ const defaultTemplates = { notes: 'notes://{id}', users: 'users://{id}/profile',
 export function registries(options: RegistryOptions = {}): fc.Arbitrary<Registry> {
   const annotation = annotations(options);
   const source = fc.constantFrom<AnnotationSource>('meta', 'option');
-  const versions = fc.subarray(['1.0.0', '1.4.0', '2.0.0-beta.1', '2.0.0'], { maxLength: 3 });
+  // 'plain' registers the bare name next to its versions (a plain `search` beside `search__2.0.0`).
+  const versions = fc.subarray(['plain', '1.0.0', '1.4.0', '2.0.0-beta.1', '2.0.0'], { maxLength: 3 });
   const tool = fc.record({ name: fc.constant(''), versions, annotations: fc.array(annotation, { minLength: 3, maxLength: 3 }), source, requiresArguments: fc.boolean() });
   const names = (pool: readonly string[]) => fc.subarray([...pool]);
   return fc
@@ -92,8 +93,8 @@ export function registries(options: RegistryOptions = {}): fc.Arbitrary<Registry
         const spec = tools[index]!;
         if (spec.versions.length === 0) return [{ key: name, annotation: spec.annotations[0]!, source: spec.source, requiresArguments: spec.requiresArguments }];
         return spec.versions.map((version, at) => ({
-          key: `${name}__${version}`,
-          annotation: { ...spec.annotations[at]!, version },
+          key: version === 'plain' ? name : `${name}__${version}`,
+          annotation: version === 'plain' ? spec.annotations[at]! : { ...spec.annotations[at]!, version },
           source: spec.source,
           requiresArguments: spec.requiresArguments,
         }));

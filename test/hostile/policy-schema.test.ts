@@ -160,8 +160,8 @@ describe('compilePolicy (arity, duplicates, cycles)', () => {
     expect(counted.reads()).toBeLessThan(2_000);
   });
 
-  it('compiles the conditions of 100,000 rules of an over-long document with work linear in the rules', () => {
-    const rules = Array.from({ length: 100_000 }, (_, index) => ({ id: `r${index}`, effect: 'allow', when: { '==': [{ var: 'client.name' }, 'x'] } }));
+  it('compiles the conditions of 20,000 rules of an over-long document (twice the maximum) with work linear in the rules', () => {
+    const rules = Array.from({ length: 20_000 }, (_, index) => ({ id: `r${index}`, effect: 'allow', when: { '==': [{ var: 'client.name' }, 'x'] } }));
     const counted = countReads({ version: 1, default: 'deny', rules });
     expect(issuesOf(counted.value).map((issue) => issue.path)).toEqual(['rules']);
     expect(counted.reads()).toBeLessThan(30 * rules.length);
