@@ -24,76 +24,37 @@ function negation(name: '!' | '!!', negate: boolean): OperatorDefinition {
   };
 }
 
-/** `and` returns the first falsy value or the last one, like json-logic-js (not a boolean). */
-const and: OperatorDefinition = {
-  name: 'and',
-  arity: { min: 1, max: Infinity },
-  pure: true,
-  neverArray: allNeverArray,
-  compile(args) {
-    const operands = args.map((arg) => arg.evaluate);
-    if (operands.length === 2 && args[0]!.neverArray) {
-      const [first, second] = operands as [Evaluator, Evaluator];
-      return function andPair(data, primitive) {
-        const value = first(data, primitive);
-        return value ? second(data, primitive) : value;
-      };
-    }
-    if (allNeverArray(args)) {
-      return function andScalars(data, primitive) {
+/**
+ * `and` returns the first falsy value or the last one, `or` the first truthy value or the last,
+ * like json-logic-js (not booleans). `stopOn` is the truthiness that ends the evaluation.
+ */
+function shortCircuit(name: 'and' | 'or', stopOn: boolean): OperatorDefinition {
+  return {
+    name,
+    arity: { min: 1, max: Infinity },
+    pure: true,
+    neverArray: allNeverArray,
+    compile(args) {
+      const operands = args.map((arg) => arg.evaluate);
+      if (operands.length === 2 && args[0]!.neverArray) {
+        const [first, second] = operands as [Evaluator, Evaluator];
+        return function shortCircuitPair(data, primitive) {
+          const value = first(data, primitive);
+          return !value === !stopOn ? value : second(data, primitive);
+        };
+      }
+      const truthy = allNeverArray(args) ? (value: unknown) => !!value : isTruthy;
+      return function shortCircuitAll(data, primitive) {
         let value: unknown;
         for (let index = 0; index < operands.length; index++) {
           value = operands[index]!(data, primitive);
-          if (!value) return value;
+          if (truthy(value) === stopOn) return value;
         }
         return value;
       };
-    }
-    return function and(data, primitive) {
-      let value: unknown;
-      for (let index = 0; index < operands.length; index++) {
-        value = operands[index]!(data, primitive);
-        if (!isTruthy(value)) return value;
-      }
-      return value;
-    };
-  },
-};
-
-const or: OperatorDefinition = {
-  name: 'or',
-  arity: { min: 1, max: Infinity },
-  pure: true,
-  neverArray: allNeverArray,
-  compile(args) {
-    const operands = args.map((arg) => arg.evaluate);
-    if (operands.length === 2 && args[0]!.neverArray) {
-      const [first, second] = operands as [Evaluator, Evaluator];
-      return function orPair(data, primitive) {
-        const value = first(data, primitive);
-        return value ? value : second(data, primitive);
-      };
-    }
-    if (allNeverArray(args)) {
-      return function orScalars(data, primitive) {
-        let value: unknown;
-        for (let index = 0; index < operands.length; index++) {
-          value = operands[index]!(data, primitive);
-          if (value) return value;
-        }
-        return value;
-      };
-    }
-    return function or(data, primitive) {
-      let value: unknown;
-      for (let index = 0; index < operands.length; index++) {
-        value = operands[index]!(data, primitive);
-        if (isTruthy(value)) return value;
-      }
-      return value;
-    };
-  },
-};
+    },
+  };
+}
 
 /** `if`: condition/consequent pairs, then an optional else; no else and no match gives null. */
 function conditional(name: string): OperatorDefinition {
@@ -125,8 +86,8 @@ function conditional(name: string): OperatorDefinition {
 export const logicOperators: readonly OperatorDefinition[] = [
   negation('!', true),
   negation('!!', false),
-  and,
-  or,
+  shortCircuit('and', false),
+  shortCircuit('or', true),
   conditional('if'),
   conditional('?:'),
 ];
