@@ -107,6 +107,24 @@ describe('mcp-gate serve --watch', () => {
     await client.close();
   });
 
+  it('ignores a save that leaves the revision as it was (whitespace, key order)', async () => {
+    const policy = await directory.write('policy.json', hideCanary);
+    const serving = await serve(['--policy', policy, '--watch']);
+    const client = await connectClient(serving.url, cursor);
+    const changes: string[] = [];
+    client.setNotificationHandler(ToolListChangedNotificationSchema, (notification) => void changes.push(notification.method));
+    await toolNames(client);
+    await directory.writeText('policy.json', JSON.stringify({ rules: hideCanary.rules, default: 'allow', version: 1 }));
+    // Past the watcher's 100 ms debounce, so the two saves are handled one by one; once the real
+    // change is in, the reformatted save before it has been handled too.
+    await new Promise((resolve) => setTimeout(resolve, 400));
+    await directory.write('policy.json', allowAll);
+    await waitFor('the real change', () => (changes.length > 0 ? true : undefined));
+    expect(serving.stderr().match(/reloaded/g)).toHaveLength(1);
+    expect(changes).toEqual(['notifications/tools/list_changed']);
+    await client.close();
+  });
+
   it('rejects an invalid policy, logs its problems, and keeps serving the old one', async () => {
     const policy = await directory.write('policy.json', hideCanary);
     const serving = await serve(['--policy', policy, '--watch']);
