@@ -4,7 +4,7 @@ import { buildCatalog } from '../adapter/catalog.js';
 import { metadataKey, validateMetadataOption } from '../adapter/metadata.js';
 import { defaultVersionSeparator } from '../adapter/versioning.js';
 import type { PrimitiveAnnotation, PrimitiveKind, PrimitiveMetadata } from '../core/context.js';
-import { MetadataError } from '../core/errors.js';
+import { MetadataError, PolicyOptionError } from '../core/errors.js';
 import { readInternals, readSources } from '../sdk/server-internals.js';
 import { displayPath, InputError, readText, resolvePath, type CliIo } from './io.js';
 import { closeMatches } from './suggest.js';
@@ -66,7 +66,7 @@ export async function loadServerModule(io: CliIo, path: string, exportName?: str
     validateMetadataOption(metadata);
   } catch (error) {
     if (error instanceof MetadataError) throw new InputError(metadataErrorLines(name, error, metadataName!).join('\n'));
-    if (error instanceof TypeError) throw new InputError(`${name}: export "${metadataName}": ${error.message.replace(/^mcp-gate: option "metadata"/, 'metadata')}`);
+    if (error instanceof PolicyOptionError) throw new InputError(`${name}: export "${metadataName}": ${error.message.replace(/^mcp-gate: option "metadata"/, 'metadata')}`);
     throw error;
   }
 

@@ -1,3 +1,5 @@
+import { editDistance } from '../core/logic/suggest.js';
+
 /** Candidates close to a misspelt name, best first: prefix/substring matches, then small edit distance. */
 export function closeMatches(input: string, candidates: Iterable<string>, limit = 3): string[] {
   const wanted = normalize(input);
@@ -19,18 +21,4 @@ export function closeMatches(input: string, candidates: Iterable<string>, limit 
 /** Lower-cased with separators dropped, so `Claude Code`, `claude-code` and `claude_code` are one name. */
 export function normalize(name: string): string {
   return name.toLowerCase().replace(/[^a-z0-9]/g, '');
-}
-
-function editDistance(a: string, b: string): number {
-  if (a.length > 64 || b.length > 64) return Infinity;
-  let previous = Array.from({ length: b.length + 1 }, (_, index) => index);
-  for (let i = 1; i <= a.length; i++) {
-    const current = [i];
-    for (let j = 1; j <= b.length; j++) {
-      const substitution = previous[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1);
-      current[j] = Math.min(previous[j]! + 1, current[j - 1]! + 1, substitution);
-    }
-    previous = current;
-  }
-  return previous[b.length]!;
 }

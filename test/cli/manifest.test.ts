@@ -49,6 +49,7 @@ describe('mcp-gate manifest', () => {
     [[fixture('server-module.js'), '--export', 'notAServer'], 'notAServer() did not return an McpServer of @modelcontextprotocol/sdk 1.32.x'],
     [[fixture('server-module.js'), '--export', 'asyncServer'], 'asyncServer() returned a Promise; it must return the McpServer itself'],
     [[fixture('bad-metadata-export.js')], 'metadata["tool:x"].groups[0]: Invalid input: expected string, received number'],
+    [[fixture('non-object-metadata.js')], 'export "metadata": metadata must be an object keyed by "tool:NAME", "prompt:NAME", "resource:URI" or "template:NAME"'],
     [['src/demo/who-sees-what.ts'], 'exports no server factory; export "function createServer()" (or a default function) that returns an McpServer, or pass --export NAME (it exports formatViews, listAsCallers)'],
   ])('names the module and the problem in one line for %j (exit 1)', async (argv, message) => {
     const [module, ...rest] = argv as [string, ...string[]];

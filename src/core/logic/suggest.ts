@@ -19,7 +19,8 @@ function normalize(name: string): string {
   return name.toLowerCase().replace(/[_\-\s]/g, '');
 }
 
-function editDistance(a: string, b: string): number {
+/** Levenshtein distance; Infinity for names over 64 characters (never worth a suggestion). */
+export function editDistance(a: string, b: string): number {
   if (a.length > 64 || b.length > 64) return Infinity;
   let previous = Array.from({ length: b.length + 1 }, (_, index) => index);
   for (let i = 1; i <= a.length; i++) {
