@@ -16,8 +16,6 @@ import { policyDocumentSchema, toPolicyIssues, type NormalizedPolicyDocument, ty
 import type { Decision, EvaluationErrorHandler, Policy } from './types.js';
 
 export interface CompilePolicyOptions extends CompileLogicOptions {
-  /** @internal The validated operator table, shared by every rule of one policy. */
-  operatorTable?: ReadonlyMap<string, OperatorDefinition>;
   onError?: EvaluationErrorHandler;
   /** Capability-gated primitives when a request declares no capabilities at all (stateless, no envelope). */
   onMissingCapabilities?: MissingCapabilities;
@@ -29,18 +27,17 @@ export interface CompilePolicyOptions extends CompileLogicOptions {
 export function compilePolicy(document: PolicyDocument | unknown, options: CompilePolicyOptions = {}): Policy {
   const issues: PolicyIssue[] = [];
   // Custom operators are validated once for the whole policy, even when no rule has a condition.
-  const operatorTable = createOperatorTable(options.operators, issues);
+  const ruleOptions = { ...options, operatorTable: createOperatorTable(options.operators, issues) };
   const parsed = policyDocumentSchema.safeParse(document);
   const reads = new Set<string>();
-  options = { ...options, operatorTable } as CompilePolicyOptions;
   if (!parsed.success) {
     issues.push(...toPolicyIssues(parsed.error));
     // Still compile every rule condition that can be found, so one pass reports every issue.
-    compileRules(salvageRules(document), options, reads, issues);
+    compileRules(salvageRules(document), ruleOptions, reads, issues);
     throw new PolicyCompileError(sortIssues(issues), options.source ?? 'policy');
   }
   const usage = { iterates: false };
-  const rules = compileRules(parsed.data.rules, options, reads, issues, usage);
+  const rules = compileRules(parsed.data.rules, ruleOptions, reads, issues, usage);
   if (issues.length > 0) throw new PolicyCompileError(issues, options.source ?? 'policy');
   return createPolicy(parsed.data, rules, reads, usage.iterates, options);
 }
@@ -64,7 +61,7 @@ function sortIssues(issues: PolicyIssue[]): PolicyIssue[] {
 
 function compileRules(
   documentRules: ReadonlyArray<Partial<PolicyRule> & Pick<PolicyRule, 'id'> & { index?: number }>,
-  options: CompilePolicyOptions,
+  options: CompilePolicyOptions & { operatorTable: ReadonlyMap<string, OperatorDefinition> },
   reads: Set<string>,
   issues: PolicyIssue[],
   usage: { iterates: boolean } = { iterates: false },
