@@ -66,9 +66,8 @@ describe('compilePolicy (hostile keys)', () => {
     }
   });
 
-  // Known bug (src/core/logic/compile.ts reportUnknown): `unsupported` is a plain object literal,
-  // so `unsupported[name]` finds Object.prototype members; the issue's message becomes that
-  // member (a function, or Object.prototype itself for "__proto__") instead of text.
+  // Regression (fixed in 0216907): `unsupported[name]` in reportUnknown found Object.prototype
+  // members, so the issue's message was that member (a function, or Object.prototype) instead of text.
   it('gives every unknown operator named like an Object.prototype member a text message', () => {
     const wrong = objectPrototypeMembers.flatMap((name) => {
       const [issue] = issuesOf(withWhen(JSON.parse(`{${JSON.stringify(name)}: [1]}`)));
@@ -97,9 +96,8 @@ describe('compilePolicy (hostile keys)', () => {
     expect(policy.explain(createRequestContext(), tool)).toMatchObject({ allowed: true, ruleId: 'hostile' });
   });
 
-  // Known bug (src/core/logic/compile.ts compileRuleCollectingIssues → createOperatorTable): the
-  // custom operator table is validated once per rule with a `when`, so its issues repeat per rule,
-  // and a policy without any `when` accepts invalid custom operators silently.
+  // Regression (fixed in 0216907): the custom operator table was validated once per rule with a
+  // `when`, so its issues repeated per rule, and a policy without any `when` accepted it silently.
   it('reports an invalid custom operator once, whether or not a rule has a condition', () => {
     const operators = { Bad: () => true };
     const twoRules = { version: 1, default: 'deny', rules: [{ id: 'a', effect: 'allow', when: true }, { id: 'b', effect: 'allow', when: true }] };

@@ -86,9 +86,8 @@ describe('compilePolicy (hostile sizes)', () => {
     expect(attempt.error.issues[0]!.message.length).toBeLessThan(200);
   });
 
-  // Known bug (src/core/errors.ts joinPath, src/core/logic/compile.ts): issue paths repeat object
-  // keys unabridged, so one long key is copied into every issue below it. A 100 kB key over 200
-  // bad literals yields a 20 MB error from a 100 kB document; a 5 MB key, 5 MB per issue.
+  // Regression (fixed in 0216907): issue paths repeated object keys unabridged, so one long key
+  // was copied into every issue below it — a 100 kB key over 200 bad literals gave a 20 MB error.
   it('keeps the error small when a long key sits above many issues (amplification)', () => {
     const key = 'k'.repeat(100_000);
     const attempt = compileCounting(withWhen({ a: 1, [key]: Array.from({ length: 200 }, () => Number.NaN) }));
