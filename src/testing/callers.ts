@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { clientProfiles, type ClientProfile } from '../cli/profiles.js';
-import { createRequestContext, type RequestContext } from '../core/context.js';
+import { createRequestContext, type RequestContext, type RequestContextInput } from '../core/context.js';
 
 /** Who calls: what one MCP client sends — its `initialize` and the HTTP request around each message. */
 export interface Caller {
@@ -118,11 +118,15 @@ export function callers(options: CallerOptions = {}): fc.Arbitrary<Caller> {
  * them (after the SDK's normalization) when comparing with a real server's decisions.
  */
 export function toRequestContext(caller: Caller, method: string, capabilities: unknown = caller.client.capabilities): RequestContext {
+  return createRequestContext(contextInput(caller, method, capabilities));
+}
+
+function contextInput(caller: Caller, method: string, capabilities: unknown, sessionId?: string): RequestContextInput {
   const headers: Record<string, string> = {};
   for (const [name, value] of Object.entries(caller.headers)) headers[name.toLowerCase()] = value;
   const subject = caller.auth?.claims['sub'];
-  return createRequestContext({
-    request: { method, headers, endpoint: caller.endpoint, protocolVersion: headers['mcp-protocol-version'] },
+  return {
+    request: { method, headers, endpoint: caller.endpoint, sessionId, protocolVersion: headers['mcp-protocol-version'] },
     client: { name: caller.client.name, version: caller.client.version, capabilities: capabilities as Record<string, unknown> | undefined },
     auth: {
       clientId: caller.auth?.clientId,
@@ -130,7 +134,7 @@ export function toRequestContext(caller: Caller, method: string, capabilities: u
       scopes: [...(caller.auth?.scopes ?? [])],
       claims: { ...(caller.auth?.claims ?? {}) },
     },
-  });
+  };
 }
 
 export interface RequestContextOptions extends CallerOptions {
@@ -151,9 +155,7 @@ export function requestContexts(options: RequestContextOptions = {}): fc.Arbitra
       sessionId: fc.constantFrom(undefined, ...(options.sessionIds ?? ['s1', 's2'])),
       declared: options.withoutCapabilities === false ? fc.constant(true) : fc.boolean(),
     })
-    .map(({ caller, method, sessionId, declared }) => {
-      const context = toRequestContext(caller, method, declared ? caller.client.capabilities : undefined);
-      if (sessionId === undefined) return context;
-      return createRequestContext({ ...context, request: { ...context.request, sessionId } } as Parameters<typeof createRequestContext>[0]);
-    });
+    .map(({ caller, method, sessionId, declared }) =>
+      createRequestContext(contextInput(caller, method, declared ? caller.client.capabilities : undefined, sessionId)),
+    );
 }
