@@ -17,6 +17,7 @@ const methodNotFound = -32601;
 
 export type ListName = 'tools' | 'prompts' | 'resources' | 'templates';
 type Item = Record<string, unknown>;
+type Probe = [key: string, ask: () => Promise<string>];
 
 /** Everything one caller saw: every list (all pages) and the answer to every probe, as JSON. */
 export interface Observation {
@@ -106,18 +107,18 @@ export async function observe(client: Client, registry: readonly RegisteredPrimi
     sentinels.resources,
   );
 
-  const probes: [string, () => Promise<string>][] = [
-    ...tools.map((name): [string, () => Promise<string>] => [`call:${name}`, () => settle(client.callTool({ name, arguments: options.toolArguments(name) }, undefined, requestOptions))]),
-    ...prompts.map((name): [string, () => Promise<string>] => [`get:${name}`, () => settle(client.getPrompt({ name, arguments: {} }, requestOptions))]),
-    ...prompts.map((name): [string, () => Promise<string>] => [
-      `complete-prompt:${name}`,
-      () => settle(client.complete({ ref: { type: 'ref/prompt', name }, argument: { name: 'x', value: '' } }, requestOptions)),
-    ]),
-    ...resources.map((uri): [string, () => Promise<string>] => [`read:${uri}`, () => settle(client.readResource({ uri }, requestOptions))]),
-    ...templates.map((uri): [string, () => Promise<string>] => [
-      `complete-template:${uri}`,
-      () => settle(client.complete({ ref: { type: 'ref/resource', uri }, argument: { name: templateVariables(uri)[0] ?? 'x', value: '' } }, requestOptions)),
-    ]),
+  const ask = (key: string, request: () => Promise<unknown>): Probe => [key, () => settle(request())];
+  const probes: Probe[] = [
+    ...tools.map((name) => ask(`call:${name}`, () => client.callTool({ name, arguments: options.toolArguments(name) }, undefined, requestOptions))),
+    ...prompts.map((name) => ask(`get:${name}`, () => client.getPrompt({ name, arguments: {} }, requestOptions))),
+    ...prompts.map((name) =>
+      ask(`complete-prompt:${name}`, () => client.complete({ ref: { type: 'ref/prompt', name }, argument: { name: 'x', value: '' } }, requestOptions)),
+    ),
+    ...resources.map((uri) => ask(`read:${uri}`, () => client.readResource({ uri }, requestOptions))),
+    ...templates.map((uri) => {
+      const argument = { name: templateVariables(uri)[0] ?? 'x', value: '' };
+      return ask(`complete-template:${uri}`, () => client.complete({ ref: { type: 'ref/resource', uri }, argument }, requestOptions));
+    }),
   ];
   const outcomes = await run(probes.map(([, probe]) => probe));
   return { lists, answers: new Map(probes.map(([key], index) => [key, outcomes[index]!])), requests };
