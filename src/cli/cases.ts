@@ -9,9 +9,8 @@ import { findClientProfile, profileContext } from './profiles.js';
 
 const stringRecord = z.record(z.string(), z.string());
 
-/** A RequestContextInput, plus `profile`: a real client whose name, capabilities and protocol version come first. */
-const caseContextSchema = z.strictObject({
-  profile: z.string().min(1).optional(),
+/** A RequestContextInput as JSON: what `createRequestContext` takes (also `--context` of explain and diff). */
+export const requestContextInputSchema = z.strictObject({
   request: z
     .strictObject({
       method: z.string().optional(),
@@ -33,6 +32,9 @@ const caseContextSchema = z.strictObject({
     })
     .optional(),
 });
+
+/** A RequestContextInput, plus `profile`: a real client whose name, capabilities and protocol version come first. */
+const caseContextSchema = requestContextInputSchema.extend({ profile: z.string().min(1).optional() });
 
 const expectationSchema = z.strictObject({
   allowed: z.boolean(),

@@ -1,5 +1,7 @@
-import type { PrimitiveKind, RequestContextInput } from '../core/context.js';
+import type { PrimitiveKind, RequestContext, RequestContextInput } from '../core/context.js';
+import { toPolicyIssues } from '../core/policy/schema.js';
 import type { OptionSpecs, ParsedArgs } from './args.js';
+import { requestContextInputSchema } from './cases.js';
 import { parseJson, UsageError } from './io.js';
 import { describeProfile, findClientProfile, profileContext, type ClientProfile } from './profiles.js';
 
@@ -23,27 +25,122 @@ export function parseHeaders(values: readonly string[], command: string): Record
   return headers;
 }
 
-export function parseCapabilities(json: string, command: string): Record<string, unknown> {
-  let value: unknown;
-  try {
-    value = parseJson(json, '--capabilities');
-  } catch (error) {
-    throw new UsageError(`${command}: ${(error as Error).message}`);
-  }
+/** A JSON object option (`--capabilities`, `--claims`); anything else is one usage line naming the option. */
+export function parseObjectOption(json: string, option: string, example: string, command: string): Record<string, unknown> {
+  const value = parseOptionJson(json, option, command);
   if (value === null || typeof value !== 'object' || Array.isArray(value)) {
-    throw new UsageError(`${command}: --capabilities must be a JSON object such as '{"sampling": {}}'`);
+    throw new UsageError(`${command}: ${option} must be a JSON object such as '${example}'`);
   }
   return value as Record<string, unknown>;
 }
 
-/** Who is asking: a named profile, raw capabilities, or (neither given) a client that declares none. */
+function parseOptionJson(json: string, option: string, command: string): unknown {
+  try {
+    return parseJson(json, option);
+  } catch (error) {
+    throw new UsageError(`${command}: ${(error as Error).message}`);
+  }
+}
+
+/** Options shared by `explain` and `diff` that describe the client and its credentials beyond a profile. */
+export const contextOptionSpecs = {
+  'client-name': { type: 'string', value: 'NAME', description: `the client's name (clientInfo.name), replacing a profile's` },
+  'client-version': { type: 'string', value: 'V', description: `the client's version (clientInfo.version), e.g. for sem_ver rules` },
+  scope: { type: 'string', multiple: true, value: 'S', description: 'an OAuth scope of the caller (repeatable, or space-separated)' },
+  subject: { type: 'string', value: 'ID', description: 'auth.subject: the user the token is for' },
+  'client-id': { type: 'string', value: 'ID', description: 'auth.clientId: the OAuth client the token was issued to' },
+  claims: { type: 'string', value: 'JSON', description: `auth.claims, e.g. '{"org": "acme"}'` },
+  context: { type: 'string', value: 'JSON', description: 'a whole RequestContextInput {request, client, auth}; the other options override its fields' },
+} as const satisfies OptionSpecs;
+
+/** `--context`, and the explicit client and auth options that override its fields. */
+export interface ContextOptions {
+  /** `--context` as given, or `{}`. */
+  readonly context: RequestContextInput;
+  readonly contextGiven: boolean;
+  /** Fields set by `--client-name`, `--client-version`, `--scope`, `--subject`, `--client-id`, `--claims` (only those given). */
+  readonly overrides: { readonly client: Partial<RequestContext['client']>; readonly auth: Partial<RequestContext['auth']> };
+}
+
+export function readContextOptions(args: ParsedArgs, command: string): ContextOptions {
+  const contextText = args.string('context');
+  const context = contextText === undefined ? {} : parseContext(contextText, command);
+  const client: { name?: string; version?: string } = {};
+  const auth: { scopes?: string[]; subject?: string; clientId?: string; claims?: Record<string, unknown> } = {};
+  const name = args.string('client-name');
+  if (name !== undefined) client.name = name;
+  const version = args.string('client-version');
+  if (version !== undefined) client.version = version;
+  const scopeValues = args.strings('scope');
+  if (scopeValues.length > 0) {
+    // OAuth scope strings are space-separated, so a token's `scope` claim can be pasted as one value.
+    const scopes = scopeValues.flatMap((value) => value.split(/\s+/)).filter((scope) => scope !== '');
+    if (scopes.length === 0) throw new UsageError(`${command}: --scope needs a scope name, e.g. --scope beta`);
+    auth.scopes = [...new Set(scopes)];
+  }
+  const subject = args.string('subject');
+  if (subject !== undefined) auth.subject = subject;
+  const clientId = args.string('client-id');
+  if (clientId !== undefined) auth.clientId = clientId;
+  const claims = args.string('claims');
+  if (claims !== undefined) auth.claims = parseObjectOption(claims, '--claims', '{"org": "acme"}', command);
+  return { context, contextGiven: contextText !== undefined, overrides: { client, auth } };
+}
+
+function parseContext(json: string, command: string): RequestContextInput {
+  const value = parseOptionJson(json, '--context', command);
+  const parsed = requestContextInputSchema.safeParse(value);
+  if (parsed.success) return parsed.data as RequestContextInput;
+  // One line: the issues zod found, each at its dot path inside the context.
+  const issues = toPolicyIssues(parsed.error).map((issue) => (issue.path ? `${issue.path}: ${issue.message}` : issue.message));
+  throw new UsageError(`${command}: --context is not a RequestContextInput {request, client, auth}: ${issues.join('; ')}`);
+}
+
+/**
+ * The request's context before headers, endpoint and method: `--context`, then what the chosen
+ * client sets (a profile's name, capabilities and protocol version; `--capabilities`), then the
+ * explicit options. Each later source wins field by field.
+ */
+export function combineContext(options: ContextOptions, client: RequestContextInput): RequestContextInput {
+  const { context, overrides } = options;
+  return {
+    request: { ...context.request, ...client.request },
+    client: { ...context.client, ...client.client, ...overrides.client },
+    auth: { ...context.auth, ...overrides.auth },
+  };
+}
+
+/** The headers of `--context` (names lower-cased, as the gate sees them) with `--header` replacing the same names. */
+export function combineHeaders(options: ContextOptions, headers: Record<string, string>): Record<string, string> {
+  const combined: Record<string, string> = {};
+  for (const [name, value] of Object.entries(options.context.request?.headers ?? {})) {
+    const key = name.toLowerCase();
+    combined[key] = combined[key] === undefined ? value : `${combined[key]}, ${value}`;
+  }
+  return { ...combined, ...headers };
+}
+
+/** `scopes: read, beta`, `subject: user-17`, … for the auth fields that are set. */
+export function describeAuth(auth: RequestContextInput['auth']): string[] {
+  const parts: string[] = [];
+  if (auth?.scopes !== undefined) parts.push(`scopes: ${auth.scopes.length > 0 ? auth.scopes.join(', ') : 'none'}`);
+  if (auth?.subject !== undefined) parts.push(`subject: ${auth.subject}`);
+  if (auth?.clientId !== undefined) parts.push(`client id: ${auth.clientId}`);
+  if (auth?.claims !== undefined) parts.push(`claims: ${JSON.stringify(auth.claims)}`);
+  return parts;
+}
+
+/**
+ * Who is asking: a named profile, raw capabilities, or (neither given) the client of `--context`,
+ * else a client that declares no capabilities.
+ */
 export interface ClientChoice {
   readonly label: string;
   readonly profile?: ClientProfile | undefined;
   readonly input: RequestContextInput;
 }
 
-export function chooseClient(args: ParsedArgs, command: string): ClientChoice {
+export function chooseClient(args: ParsedArgs, command: string, options: ContextOptions): ClientChoice {
   const name = args.string('client');
   const capabilities = args.string('capabilities');
   if (name !== undefined && capabilities !== undefined) {
@@ -51,8 +148,10 @@ export function chooseClient(args: ParsedArgs, command: string): ClientChoice {
   }
   if (name !== undefined) return profileChoice(name, command);
   if (capabilities !== undefined) {
-    return { label: '(from --capabilities)', input: { client: { capabilities: parseCapabilities(capabilities, command) } } };
+    return { label: '(from --capabilities)', input: { client: { capabilities: parseObjectOption(capabilities, '--capabilities', '{"sampling": {}}', command) } } };
   }
+  // --context is taken as the library takes it: without client.capabilities they are undeclared.
+  if (options.contextGiven) return { label: '(from --context)', input: {} };
   return { label: '(no --client)', input: { client: { capabilities: {} } } };
 }
 
@@ -80,7 +179,7 @@ export function listMethod(kind: PrimitiveKind): string {
   }
 }
 
-/** A full context input: the client's part, then the request's headers, endpoint and method. */
+/** A full context input: the client's part, then the request's headers, endpoint and (unless `--context` fixed one) method. */
 export function withRequest(client: RequestContextInput, headers: Record<string, string>, endpoint: string, method: string): RequestContextInput {
-  return { ...client, request: { ...client.request, headers, endpoint, method } };
+  return { ...client, request: { ...client.request, headers, endpoint, method: client.request?.method ?? method } };
 }

@@ -108,3 +108,89 @@ describe('mcp-gate diff', () => {
     expect(result.stderr).toMatch(/^old\.json:1:2: invalid JSON: .+\ngone\.json: no such file\n$/);
   });
 });
+
+describe('mcp-gate diff: client and auth options', () => {
+  const betaRule = { id: 'beta-scope', effect: 'deny', appliesTo: { groups: ['beta'] }, when: { '!': { in: ['beta', { var: 'auth.scopes' }] } } };
+  const newClientsRule = { id: 'new-clients', effect: 'deny', appliesTo: { names: ['new_ui'] }, when: { '!': { sem_ver: [{ var: ['client.version', '0.0.0'] }, '>=', '2.0.0'] } } };
+  const authFiles = {
+    'open.json': json({ version: 1, default: 'allow', rules: [] }),
+    'guarded.json': json({ version: 1, default: 'allow', rules: [betaRule, newClientsRule, canaryRule] }),
+    'manifest.json': json({
+      primitives: [
+        { kind: 'tool', name: 'insights', groups: ['beta'] },
+        { kind: 'tool', name: 'new_ui' },
+        { kind: 'tool', name: 'deploy_preview', groups: ['canary'] },
+      ],
+    }),
+  };
+  const diffAuth = (...extra: string[]) => runWith(['diff', 'open.json', 'guarded.json', '--manifest', 'manifest.json', '--client', 'cursor', '--client', 'claude-code', ...extra], authFiles);
+
+  it('applies the auth and client options to every request and says so in the summary', async () => {
+    expect(await diffAuth()).toEqual({
+      code: 0,
+      stderr: '',
+      stdout: [
+        '- tool insights',
+        '    /mcp: all 2 clients',
+        '- tool new_ui',
+        '    /mcp: all 2 clients',
+        '- tool deploy_preview',
+        '    /mcp: all 2 clients',
+        '',
+        '3 primitives change visibility (checked 2 client profiles × 1 request variant, /mcp).',
+        '',
+      ].join('\n'),
+    });
+    expect(await diffAuth('--scope', 'beta', '--client-version', '2.0.0', '--client-name', 'my-agent', '--subject', 'user-17')).toEqual({
+      code: 0,
+      stderr: '',
+      stdout: [
+        '- tool deploy_preview',
+        '    /mcp: all 2 clients',
+        '',
+        '1 primitive changes visibility (checked 2 client profiles × 1 request variant, /mcp; every request with client name: my-agent; client version: 2.0.0; scopes: beta; subject: user-17).',
+        '',
+      ].join('\n'),
+    });
+  });
+
+  it('puts the headers of --context into every request variant, and its endpoint in place of /mcp', async () => {
+    const context = JSON.stringify({ request: { endpoint: '/mcp/beta', headers: { 'X-Canary': '1' } }, auth: { scopes: ['beta'] } });
+    const result = await diffAuth('--context', context, '--header', 'x-tool-version=2', '--json');
+    expect(result.code).toBe(0);
+    expect(JSON.parse(result.stdout)).toEqual({
+      checked: {
+        clients: 2,
+        variants: [
+          { endpoint: '/mcp/beta', headers: { 'x-canary': '1' } },
+          { endpoint: '/mcp/beta', headers: { 'x-canary': '1', 'x-tool-version': '2' } },
+        ],
+        context: { auth: { scopes: ['beta'] } },
+      },
+      changes: [
+        {
+          change: 'disappears',
+          kind: 'tool',
+          name: 'new_ui',
+          variants: [
+            { endpoint: '/mcp/beta', headers: { 'x-canary': '1' }, clients: ['cursor-vscode', 'claude-code'] },
+            { endpoint: '/mcp/beta', headers: { 'x-canary': '1', 'x-tool-version': '2' }, clients: ['cursor-vscode', 'claude-code'] },
+          ],
+        },
+      ],
+    });
+  });
+
+  it('lets each profile override the client name of --context, but keeps its version', async () => {
+    const result = await diffAuth('--context', '{"client": {"name": "ctx", "version": "2.5.0"}}');
+    expect(result.stdout).not.toContain('new_ui');
+    expect(result.stdout).toMatch(/\(checked 2 client profiles × 1 request variant, \/mcp; every request with client version: 2\.5\.0\)\.\n$/);
+  });
+
+  it.each([
+    [['--context', '{"auth": {"claims": []}}'], 'mcp-gate diff: --context is not a RequestContextInput {request, client, auth}: auth.claims: Invalid input: expected record, received array'],
+    [['--claims', '1'], `mcp-gate diff: --claims must be a JSON object such as '{"org": "acme"}'`],
+  ])('rejects wrong client or auth options %j (exit 2)', async (extra, message) => {
+    expect(await diffAuth(...extra)).toEqual({ code: 2, stdout: '', stderr: `${message}\n` });
+  });
+});

@@ -53,6 +53,21 @@ describe('mcp-gate serve over HTTP', () => {
     expect(serving.stderr()).toContain('stateless: one server per request');
   });
 
+  it('--stateless hides capability-gated tools (no initialize, capabilities undeclared) unless --on-missing-capabilities allow', async () => {
+    const denying = await serve(['--policy', 'policies/demo.json', '--stateless']);
+    const allowing = await serve(['--policy', 'policies/demo.json', '--stateless', '--on-missing-capabilities', 'allow']);
+    // The client declares elicitation in initialize, which a stateless server never keeps.
+    const viaDenying = await connectClient(denying.url, cursor);
+    const viaAllowing = await connectClient(allowing.url, cursor);
+    expect(await toolNames(viaDenying)).toEqual(['search']);
+    expect(await toolNames(viaAllowing)).toEqual(['search', 'summarize', 'confirm_action']);
+    await Promise.all([viaDenying.close(), viaAllowing.close()]);
+    expect(denying.stderr()).toMatch(/listening on http:\/\/127\.0\.0\.1:\d+\/mcp \(stateless: one server per request; paths below \/mcp are endpoints too\)\n/);
+    expect(allowing.stderr()).toMatch(
+      /listening on http:\/\/127\.0\.0\.1:\d+\/mcp \(stateless: one server per request; undeclared capabilities meet every requirement; paths below \/mcp are endpoints too\)\n/,
+    );
+  });
+
   it('refuses a Host header other than the loopback names (DNS rebinding) before building a server', async () => {
     const serving = await serve(['--policy', 'policies/demo.json']);
     const initialize = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'page', version: '1' } } });
@@ -203,6 +218,7 @@ describe('mcp-gate serve command line', () => {
     [['serve', '--policy', 'p.json', '--stdio', '--decision-log', '-'], 'mcp-gate serve: --decision-log - would write into the MCP stream on stdout; give a file with --stdio'],
     [['serve', '--policy', 'p.json', '--log-headers', 'x-canary'], 'mcp-gate serve: --log-headers needs --decision-log'],
     [['serve', 'p.json'], 'mcp-gate serve: unexpected argument "p.json"; see "mcp-gate serve --help"'],
+    [['serve', '--policy', 'p.json', '--on-missing-capabilities', 'hide'], 'mcp-gate serve: --on-missing-capabilities must be deny or allow, got "hide"'],
   ])('rejects %j (exit 2)', async (argv, message) => {
     expect(await runInRepository(argv)).toEqual({ code: 2, stdout: '', stderr: `${message}\n` });
   });

@@ -1,7 +1,20 @@
 import type { PrimitiveMetadata } from '../../core/context.js';
 import type { Command } from '../command.js';
 import { writeLines } from '../command.js';
-import { defaultEndpoint, parseHeaders, profileChoice, requestOptionSpecs, type ClientChoice } from '../context-options.js';
+import type { RequestContextInput } from '../../core/context.js';
+import {
+  combineContext,
+  combineHeaders,
+  contextOptionSpecs,
+  defaultEndpoint,
+  describeAuth,
+  parseHeaders,
+  profileChoice,
+  readContextOptions,
+  requestOptionSpecs,
+  type ClientChoice,
+  type ContextOptions,
+} from '../context-options.js';
 import { decideAll, servedKey } from '../decisions.js';
 import { exitCodes, loadAll, UsageError } from '../io.js';
 import { describeMetadata, loadPrimitives, serverOptionSpecs } from '../manifest.js';
@@ -27,17 +40,19 @@ interface Change {
 export const diffCommand: Command = {
   name: 'diff',
   summary: 'show which primitives appear or disappear for real clients when a policy changes',
-  usage: 'mcp-gate diff <old.json> <new.json> (--manifest FILE | --server MODULE) [--client NAME]… [--header NAME=VALUE]… [--endpoint PATH]… [--json] [--exit-code]',
+  usage: 'mcp-gate diff <old.json> <new.json> (--manifest FILE | --server MODULE) [--client NAME]… [--client-name NAME] [--client-version V] [--scope S]… [--subject ID] [--client-id ID] [--claims JSON] [--context JSON] [--header NAME=VALUE]… [--endpoint PATH]… [--json] [--exit-code]',
   description: [
     'Evaluates both policies for every client profile (or each --client) on every --endpoint',
     `(default ${defaultEndpoint}), without headers and, when --header is given, with all given headers,`,
-    'and lists each primitive that a client would newly see (+) or no longer see (-).',
+    'and lists each primitive that a client would newly see (+) or no longer see (-). --context and the',
+    'client and auth options apply to every request; each profile overrides the client fields it sets.',
     'Exit code: 0, or with --exit-code 1 when anything changes.',
   ].join('\n'),
   options: {
     manifest: { type: 'string', value: 'FILE', description: 'the primitives, as JSON {"primitives": […]} (or --server)' },
     ...serverOptionSpecs,
     client: { type: 'string', multiple: true, value: 'NAME', description: 'check only these client profiles (repeatable; default: all)' },
+    ...contextOptionSpecs,
     ...requestOptionSpecs,
     endpoint: { type: 'string', multiple: true, value: 'PATH', description: `a URL path to check (repeatable; default ${defaultEndpoint})` },
     json: { type: 'boolean', description: 'print the changes as JSON' },
@@ -49,13 +64,16 @@ export const diffCommand: Command = {
     if (extra !== undefined) throw new UsageError(`${command}: unexpected argument "${extra}"; see "${command} --help"`);
     const names = args.strings('client');
     const clients: ClientChoice[] = names.length > 0 ? names.map((name) => profileChoice(name, command)) : clientProfiles.map((profile) => profileChoice(profile.id, command));
-    const variants = buildVariants(args.strings('endpoint'), parseHeaders(args.strings('header'), command));
+    const options = readContextOptions(args, command);
+    const contextEndpoint = options.context.request?.endpoint;
+    const endpoints = args.strings('endpoint');
+    const variants = buildVariants(endpoints.length > 0 ? endpoints : [contextEndpoint ?? defaultEndpoint], options, parseHeaders(args.strings('header'), command));
     const [primitives, before, after] = await loadAll(loadPrimitives(io, args, command), loadPolicy(io, oldPath), loadPolicy(io, newPath));
 
     const changes = new Map<string, Change>();
     for (const variant of variants) {
       for (const client of clients) {
-        const request = { client: client.input, headers: variant.headers, endpoint: variant.endpoint };
+        const request = { client: combineContext(options, client.input), headers: variant.headers, endpoint: variant.endpoint };
         const seenBefore = new Set(decideAll(before.policy, primitives, request).filter((entry) => entry.served).map((entry) => servedKey(entry.metadata)));
         const seenAfter = new Set(decideAll(after.policy, primitives, request).filter((entry) => entry.served).map((entry) => servedKey(entry.metadata)));
         for (const metadata of primitives) {
@@ -75,15 +93,18 @@ export const diffCommand: Command = {
     const ordered = [...changes.values()].sort(
       (left, right) => primitives.indexOf(left.metadata) - primitives.indexOf(right.metadata) || left.direction.localeCompare(right.direction),
     );
-    if (args.flag('json')) writeLines(io.stdout, JSON.stringify(toJson(ordered, variants, clients.length), null, 2));
-    else writeLines(io.stdout, formatChanges(ordered, variants, clients));
+    const shared = sharedContext(options);
+    if (args.flag('json')) writeLines(io.stdout, JSON.stringify(toJson(ordered, variants, clients.length, shared), null, 2));
+    else writeLines(io.stdout, formatChanges(ordered, variants, clients, shared));
     return ordered.length > 0 && args.flag('exit-code') ? exitCodes.failed : exitCodes.ok;
   },
 };
 
-function buildVariants(endpoints: readonly string[], headers: Record<string, string>): Variant[] {
-  const headerSets = Object.keys(headers).length > 0 ? [{}, headers] : [{}];
-  return (endpoints.length > 0 ? endpoints : [defaultEndpoint]).flatMap((endpoint) =>
+/** Each endpoint without and (when given) with the `--header`s; `--context` headers are in every variant. */
+function buildVariants(endpoints: readonly string[], options: ContextOptions, headers: Record<string, string>): Variant[] {
+  const base = combineHeaders(options, {});
+  const headerSets = Object.keys(headers).length > 0 ? [base, combineHeaders(options, headers)] : [base];
+  return endpoints.flatMap((endpoint) =>
     headerSets.map((set: Record<string, string>) => {
       // NAME=VALUE, as typed: a colon would blur with the "variant: clients" separator.
       const headerText = Object.entries(set).map(([name, value]) => `${name}=${value}`).join(', ');
@@ -92,10 +113,34 @@ function buildVariants(endpoints: readonly string[], headers: Record<string, str
   );
 }
 
-function formatChanges(changes: readonly Change[], variants: readonly Variant[], clients: readonly ClientChoice[]): string {
+/**
+ * What every checked request shares beyond its profile, endpoint and headers: the client and auth
+ * fields from `--context` and the options, and a method `--context` fixes. Undefined when none.
+ */
+function sharedContext(options: ContextOptions): RequestContextInput | undefined {
+  const { request, client, auth } = combineContext(options, {});
+  const shared: RequestContextInput = {};
+  if (request?.method !== undefined) shared.request = { method: request.method };
+  // Every profile sets a name, so only --client-name survives as a shared one.
+  const name = options.overrides.client.name;
+  if (name !== undefined || client?.version !== undefined) shared.client = { name, version: client?.version };
+  if (describeAuth(auth).length > 0) shared.auth = auth;
+  return Object.keys(shared).length > 0 ? shared : undefined;
+}
+
+/** `client name: x; client version: 1.2.0; scopes: beta`, for the summary line. */
+function describeShared(shared: RequestContextInput): string {
+  const parts: string[] = [];
+  if (shared.request?.method !== undefined) parts.push(`method ${shared.request.method}`);
+  if (shared.client?.name !== undefined) parts.push(`client name: ${shared.client.name}`);
+  if (shared.client?.version !== undefined) parts.push(`client version: ${shared.client.version}`);
+  return [...parts, ...describeAuth(shared.auth)].join('; ');
+}
+
+function formatChanges(changes: readonly Change[], variants: readonly Variant[], clients: readonly ClientChoice[], shared: RequestContextInput | undefined): string {
   const clientCount = clients.length;
   const variantList = variants.length === 1 ? `1 request variant, ${variants[0]!.label}` : `${variants.length} request variants: ${variants.map((variant) => variant.label).join(', ')}`;
-  const checked = `${clientCount === 1 ? '1 client profile' : `${clientCount} client profiles`} × ${variantList}`;
+  const checked = `${clientCount === 1 ? '1 client profile' : `${clientCount} client profiles`} × ${variantList}${shared ? `; every request with ${describeShared(shared)}` : ''}`;
   if (changes.length === 0) return `No primitive appears or disappears (checked ${checked}).`;
   const lines: string[] = [];
   for (const change of changes) {
@@ -128,9 +173,9 @@ function describeClients(ids: readonly string[], clients: readonly ClientChoice[
   return `${ids.join(', ')} (${ids.length} of ${total} clients)`;
 }
 
-function toJson(changes: readonly Change[], variants: readonly Variant[], clientCount: number): unknown {
+function toJson(changes: readonly Change[], variants: readonly Variant[], clientCount: number, shared: RequestContextInput | undefined): unknown {
   return {
-    checked: { clients: clientCount, variants: variants.map(({ endpoint, headers }) => ({ endpoint, headers })) },
+    checked: { clients: clientCount, variants: variants.map(({ endpoint, headers }) => ({ endpoint, headers })), context: shared },
     changes: changes.map(({ metadata, direction, clientsByVariant }) => ({
       change: direction === '+' ? 'appears' : 'disappears',
       kind: metadata.kind,

@@ -1,10 +1,23 @@
 import type { Command } from '../command.js';
 import { writeLines } from '../command.js';
-import { chooseClient, defaultEndpoint, parseHeaders, requestOptionSpecs } from '../context-options.js';
+import type { RequestContextInput } from '../../core/context.js';
+import {
+  chooseClient,
+  combineContext,
+  combineHeaders,
+  contextOptionSpecs,
+  defaultEndpoint,
+  describeAuth,
+  parseHeaders,
+  readContextOptions,
+  requestOptionSpecs,
+  type ClientChoice,
+} from '../context-options.js';
 import { decideAll, type PrimitiveDecision } from '../decisions.js';
 import { exitCodes, loadAll, UsageError } from '../io.js';
 import { loadPrimitives, serverOptionSpecs } from '../manifest.js';
 import { loadPolicy } from '../policy-file.js';
+import { describeProfile } from '../profiles.js';
 import { formatTable } from '../table.js';
 
 const command = 'mcp-gate explain';
@@ -12,12 +25,13 @@ const command = 'mcp-gate explain';
 export const explainCommand: Command = {
   name: 'explain',
   summary: 'show every primitive for one request: visible or hidden, and why',
-  usage: 'mcp-gate explain --policy FILE (--manifest FILE | --server MODULE) [--client NAME | --capabilities JSON] [--header NAME=VALUE]… [--endpoint PATH] [--json]',
+  usage: 'mcp-gate explain --policy FILE (--manifest FILE | --server MODULE) [--client NAME | --capabilities JSON] [--client-name NAME] [--client-version V] [--scope S]… [--subject ID] [--client-id ID] [--claims JSON] [--context JSON] [--header NAME=VALUE]… [--endpoint PATH] [--json]',
   description: [
     'Evaluates the policy for one request against every primitive of a manifest and prints a table:',
     'kind, name, version, whether the client sees it, and what decided (a rule, the default, or an',
-    'unmet requirement). Without --client or --capabilities the client declares no capabilities.',
-    'Each primitive is evaluated for its list request (tools/list, prompts/list, …).',
+    'unmet requirement). Without --client, --capabilities or --context the client declares no capabilities.',
+    'Each primitive is evaluated for its list request (tools/list, prompts/list, …) unless --context sets',
+    'request.method. The other options override the fields of --context they name.',
   ].join('\n'),
   options: {
     policy: { type: 'string', value: 'FILE', description: 'the policy document (required)' },
@@ -25,6 +39,7 @@ export const explainCommand: Command = {
     ...serverOptionSpecs,
     client: { type: 'string', value: 'NAME', description: 'a real client profile, e.g. cursor, claude-code (see "mcp-gate profiles")' },
     capabilities: { type: 'string', value: 'JSON', description: `the client's capabilities, e.g. '{"sampling": {}}'` },
+    ...contextOptionSpecs,
     ...requestOptionSpecs,
     endpoint: { type: 'string', value: 'PATH', description: `URL path the request arrives on (default ${defaultEndpoint})` },
     json: { type: 'boolean', description: 'print the decisions as JSON' },
@@ -33,29 +48,34 @@ export const explainCommand: Command = {
     if (args.positionals.length > 0) throw new UsageError(`${command}: unexpected argument "${args.positionals[0]}"; see "${command} --help"`);
     const policyPath = args.string('policy');
     if (policyPath === undefined) throw new UsageError(`${command}: missing --policy FILE; see "${command} --help"`);
-    const client = chooseClient(args, command);
-    const headers = parseHeaders(args.strings('header'), command);
-    const endpoint = args.string('endpoint') ?? defaultEndpoint;
+    const options = readContextOptions(args, command);
+    const choice = chooseClient(args, command, options);
+    const input = combineContext(options, choice.input);
+    const headers = combineHeaders(options, parseHeaders(args.strings('header'), command));
+    const endpoint = args.string('endpoint') ?? input.request?.endpoint ?? defaultEndpoint;
+    const method = input.request?.method;
     const [primitives, { policy, name }] = await loadAll(loadPrimitives(io, args, command), loadPolicy(io, policyPath));
-    const decisions = decideAll(policy, primitives, { client: client.input, headers, endpoint });
+    const decisions = decideAll(policy, primitives, { client: input, headers, endpoint });
 
     if (args.flag('json')) {
       const report = {
         policy: { file: name, revision: policy.revision },
-        request: { endpoint, headers, protocolVersion: client.input.request?.protocolVersion },
-        client: client.input.client,
+        request: { endpoint, method, headers, protocolVersion: input.request?.protocolVersion },
+        client: input.client,
+        auth: describeAuth(input.auth).length > 0 ? input.auth : undefined,
         primitives: decisions.map(toJson),
       };
       writeLines(io.stdout, JSON.stringify(report, null, 2));
       return exitCodes.ok;
     }
-    const capabilities = Object.keys(client.input.client?.capabilities ?? {});
     const headerList = Object.entries(headers).map(([header, value]) => `${header}: ${value}`);
+    const auth = describeAuth(input.auth);
     const visible = decisions.filter((entry) => entry.served).length;
     writeLines(io.stdout, [
       `Policy:   ${name} (revision ${policy.revision})`,
-      `Client:   ${client.label}; capabilities: ${capabilities.length > 0 ? capabilities.join(', ') : 'none'}`,
-      `Request:  endpoint ${endpoint === '' ? '"" (stdio)' : endpoint}; headers: ${headerList.length > 0 ? headerList.join(', ') : 'none'}`,
+      `Client:   ${describeClient(choice, input.client)}`,
+      ...(auth.length > 0 ? [`Auth:     ${auth.join('; ')}`] : []),
+      `Request:  endpoint ${endpoint === '' ? '"" (stdio)' : endpoint}${method === undefined ? '' : `; method ${method}`}; headers: ${headerList.length > 0 ? headerList.join(', ') : 'none'}`,
       '',
       formatTable(['KIND', 'NAME', 'VERSION', 'VISIBLE', 'DECIDED BY', 'WHY'], decisions.map(toRow)),
       '',
@@ -64,6 +84,16 @@ export const explainCommand: Command = {
     return exitCodes.ok;
   },
 };
+
+/** `cursor-vscode (Cursor); capabilities: roots`, `my-agent (profile cursor-vscode); version 1.2.0; capabilities: …`. */
+function describeClient(choice: ClientChoice, client: RequestContextInput['client']): string {
+  const name = client?.name;
+  const { profile } = choice;
+  const who = profile ? (name === profile.id ? describeProfile(profile) : `${name} (profile ${profile.id})`) : (name ?? choice.label);
+  const version = client?.version === undefined ? '' : `; version ${client.version}`;
+  const capabilities = client?.capabilities === undefined ? 'undeclared' : Object.keys(client.capabilities).join(', ') || 'none';
+  return `${who}${version}; capabilities: ${capabilities}`;
+}
 
 function toRow({ metadata, decision, served, shadowedBy }: PrimitiveDecision): string[] {
   const decidedBy = decision.ruleId === undefined ? decision.reason : `${decision.reason} ${decision.ruleId}`;

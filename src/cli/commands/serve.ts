@@ -1,7 +1,7 @@
 import { createWriteStream, type WriteStream } from 'node:fs';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { createDemoServer, demoMetadata } from '../../demo/demo-server.js';
-import { createGate, type Gate } from '../../sdk/index.js';
+import { createGate, type Gate, type MissingCapabilities } from '../../sdk/index.js';
 import { createDecisionLogger } from '../../serve/decision-log.js';
 import { watchFile } from '../../serve/file-watcher.js';
 import { startHttpHost, type HttpHost } from '../../serve/http-host.js';
@@ -19,7 +19,7 @@ const defaultPort = 3000;
 export const serveCommand: Command = {
   name: 'serve',
   summary: 'serve a gated MCP server over Streamable HTTP on 127.0.0.1, or over stdio',
-  usage: 'mcp-gate serve --policy FILE [--server MODULE [--export NAME]] [--port N | --stdio] [--stateless] [--watch] [--decision-log FILE|-] [--log-headers NAME,…]',
+  usage: 'mcp-gate serve --policy FILE [--server MODULE [--export NAME]] [--port N | --stdio] [--stateless] [--on-missing-capabilities deny|allow] [--watch] [--decision-log FILE|-] [--log-headers NAME,…]',
   description: [
     `Serves the server a module builds (without --server, the demo server) behind the policy: over`,
     `Streamable HTTP at http://127.0.0.1:PORT/mcp, every path below /mcp being an endpoint too`,
@@ -33,6 +33,11 @@ export const serveCommand: Command = {
     port: { type: 'string', value: 'N', description: `TCP port on 127.0.0.1 (default ${defaultPort}; 0 picks a free one)` },
     stdio: { type: 'boolean', description: 'speak MCP over stdin/stdout instead of HTTP' },
     stateless: { type: 'boolean', description: 'HTTP without sessions: one server per request' },
+    'on-missing-capabilities': {
+      type: 'string',
+      value: 'deny|allow',
+      description: 'for clients that declared no capabilities (stateless requests): deny (default) hides capability-gated primitives, allow shows them',
+    },
     watch: { type: 'boolean', description: 'reload the policy when its file changes' },
     'decision-log': { type: 'string', value: 'FILE|-', description: 'append one JSON line per decision to FILE, or stdout for -' },
     'log-headers': { type: 'string', multiple: true, value: 'NAME,…', description: 'headers whose values the decision log may keep (repeatable; none by default)' },
@@ -55,6 +60,7 @@ export const serveCommand: Command = {
       const gate = createGate({
         policy,
         metadata: module.metadata,
+        onMissingCapabilities: settings.onMissingCapabilities,
         onError: (error) => note(`error: ${error.message}`),
         onDecision: decisionLog && createDecisionLogger({ write: decisionLog.write, logHeaders: settings.logHeaders }),
       });
@@ -81,6 +87,7 @@ interface ServeSettings {
   readonly port: number;
   readonly stdio: boolean;
   readonly stateless: boolean;
+  readonly onMissingCapabilities: MissingCapabilities;
   readonly watch: boolean;
   readonly decisionLog: string | undefined;
   readonly logHeaders: readonly string[];
@@ -100,6 +107,10 @@ function readSettings(args: ParsedArgs): ServeSettings {
   if (args.string('export') !== undefined && args.string('server') === undefined) {
     throw new UsageError(`${command}: --export names an export of --server MODULE; pass --server too`);
   }
+  const onMissingCapabilities = args.string('on-missing-capabilities') ?? 'deny';
+  if (onMissingCapabilities !== 'deny' && onMissingCapabilities !== 'allow') {
+    throw new UsageError(`${command}: --on-missing-capabilities must be deny or allow, got "${onMissingCapabilities}"`);
+  }
   const decisionLog = args.string('decision-log');
   if (stdio && decisionLog === '-') throw new UsageError(`${command}: --decision-log - would write into the MCP stream on stdout; give a file with --stdio`);
   const logHeaders = args.strings('log-headers').flatMap((list) => list.split(',')).map((name) => name.trim().toLowerCase()).filter((name) => name !== '');
@@ -111,6 +122,7 @@ function readSettings(args: ParsedArgs): ServeSettings {
     port,
     stdio,
     stateless: args.flag('stateless'),
+    onMissingCapabilities,
     watch: args.flag('watch'),
     decisionLog,
     logHeaders,
@@ -147,7 +159,8 @@ async function serveHttp(module: ServerModule, gate: Gate, settings: ServeSettin
     }
     throw error;
   }
-  const mode = settings.stateless ? 'stateless: one server per request' : 'a session per client';
+  const sessions = settings.stateless ? 'stateless: one server per request' : 'a session per client';
+  const mode = settings.onMissingCapabilities === 'allow' ? `${sessions}; undeclared capabilities meet every requirement` : sessions;
   note(`listening on ${host.url.href} (${mode}; paths below ${host.url.pathname} are endpoints too)`);
   return { done: aborted(signal), close: () => host.close() };
 }
