@@ -5,22 +5,17 @@ import { requestContextInputSchema } from './cases.js';
 import { parseJson, UsageError } from './io.js';
 import { describeProfile, findClientProfile, profileContext, type ClientProfile } from './profiles.js';
 
-/** Options shared by `explain` and `diff` that describe the request. */
-export const requestOptionSpecs = {
-  header: { type: 'string', multiple: true, value: 'NAME=VALUE', description: 'a request header (repeatable), e.g. x-canary=1' },
-} as const satisfies OptionSpecs;
-
 /** The endpoint a command assumes: the demo server's and the usual Streamable HTTP path. */
 export const defaultEndpoint = '/mcp';
 
 /** `name=value` or `name: value`, as people copy them from curl or docs. */
-export function parseHeaders(values: readonly string[], command: string): Record<string, string> {
+function parseHeaders(values: readonly string[], command: string): Record<string, string> {
   const headers: Record<string, string> = {};
   for (const value of values) {
     const match = /^([^=:\s]+)\s*(?:=|:\s*)(.*)$/s.exec(value);
     if (!match) throw new UsageError(`${command}: --header "${value}" must look like NAME=VALUE`);
     const name = match[1]!.toLowerCase();
-    headers[name] = headers[name] === undefined ? match[2]! : `${headers[name]}, ${match[2]!}`;
+    headers[name] = Object.hasOwn(headers, name) ? `${headers[name]}, ${match[2]!}` : match[2]!;
   }
   return headers;
 }
@@ -42,7 +37,7 @@ function parseOptionJson(json: string, option: string, command: string): unknown
   }
 }
 
-/** Options shared by `explain` and `diff` that describe the client and its credentials beyond a profile. */
+/** Options shared by `explain` and `diff` that describe the request beyond a profile: client, credentials, headers. */
 export const contextOptionSpecs = {
   'client-name': { type: 'string', value: 'NAME', description: `the client's name (clientInfo.name), replacing a profile's` },
   'client-version': { type: 'string', value: 'V', description: `the client's version (clientInfo.version), e.g. for sem_ver rules` },
@@ -51,15 +46,20 @@ export const contextOptionSpecs = {
   'client-id': { type: 'string', value: 'ID', description: 'auth.clientId: the OAuth client the token was issued to' },
   claims: { type: 'string', value: 'JSON', description: `auth.claims, e.g. '{"org": "acme"}'` },
   context: { type: 'string', value: 'JSON', description: 'a whole RequestContextInput {request, client, auth}; the other options override its fields' },
+  header: { type: 'string', multiple: true, value: 'NAME=VALUE', description: 'a request header (repeatable), e.g. x-canary=1' },
 } as const satisfies OptionSpecs;
 
-/** `--context`, and the explicit client and auth options that override its fields. */
+/** `--context`, and the explicit options that override its fields. */
 export interface ContextOptions {
   /** `--context` as given, or `{}`. */
   readonly context: RequestContextInput;
   readonly contextGiven: boolean;
   /** Fields set by `--client-name`, `--client-version`, `--scope`, `--subject`, `--client-id`, `--claims` (only those given). */
   readonly overrides: { readonly client: Partial<RequestContext['client']>; readonly auth: Partial<RequestContext['auth']> };
+  /** The headers of `--context`, names lower-cased as the gate sees them. */
+  readonly contextHeaders: Record<string, string>;
+  /** The `--header`s, which replace context headers of the same name. */
+  readonly headers: Record<string, string>;
 }
 
 export function readContextOptions(args: ParsedArgs, command: string): ContextOptions {
@@ -84,7 +84,16 @@ export function readContextOptions(args: ParsedArgs, command: string): ContextOp
   if (clientId !== undefined) auth.clientId = clientId;
   const claims = args.string('claims');
   if (claims !== undefined) auth.claims = parseObjectOption(claims, '--claims', '{"org": "acme"}', command);
-  return { context, contextGiven: contextText !== undefined, overrides: { client, auth } };
+  return { context, contextGiven: contextText !== undefined, overrides: { client, auth }, contextHeaders: lowerCaseHeaders(context), headers: parseHeaders(args.strings('header'), command) };
+}
+
+function lowerCaseHeaders(context: RequestContextInput): Record<string, string> {
+  const headers: Record<string, string> = {};
+  for (const [name, value] of Object.entries(context.request?.headers ?? {})) {
+    const key = name.toLowerCase();
+    headers[key] = Object.hasOwn(headers, key) ? `${headers[key]}, ${value}` : value;
+  }
+  return headers;
 }
 
 function parseContext(json: string, command: string): RequestContextInput {
@@ -108,16 +117,6 @@ export function combineContext(options: ContextOptions, client: RequestContextIn
     client: { ...context.client, ...client.client, ...overrides.client },
     auth: { ...context.auth, ...overrides.auth },
   };
-}
-
-/** The headers of `--context` (names lower-cased, as the gate sees them) with `--header` replacing the same names. */
-export function combineHeaders(options: ContextOptions, headers: Record<string, string>): Record<string, string> {
-  const combined: Record<string, string> = {};
-  for (const [name, value] of Object.entries(options.context.request?.headers ?? {})) {
-    const key = name.toLowerCase();
-    combined[key] = combined[key] === undefined ? value : `${combined[key]}, ${value}`;
-  }
-  return { ...combined, ...headers };
 }
 
 /** `scopes: read, beta`, `subject: user-17`, … for the auth fields that are set. */

@@ -282,6 +282,12 @@ describe('mcp-gate explain: client and auth options', () => {
     expect((await explain('--context', '{}')).stdout.split('\n')[1]).toBe('Client:   (from --context); capabilities: undeclared');
   });
 
+  it('joins repeated header names, including names that Object.prototype has', async () => {
+    const context = '{"request": {"headers": {"Constructor": "a", "constructor": "b", "toString": "c"}}}';
+    expect((await explain('--header', 'constructor=x', '--header', 'Constructor: y')).stdout.split('\n')[2]).toBe('Request:  endpoint /mcp; headers: constructor: x, y');
+    expect((await explain('--context', context, '--header', 'tostring=d')).stdout.split('\n')[2]).toBe('Request:  endpoint /mcp; headers: constructor: a, b, tostring: d');
+  });
+
   it('a --client profile overrides the client fields of --context it sets', async () => {
     const result = await explain('--context', '{"client": {"name": "x", "version": "3.0.0", "capabilities": {"sampling": {}}}}', '--client', 'cursor', '--json');
     expect((JSON.parse(result.stdout) as Record<string, any>).client).toEqual({ name: 'cursor-vscode', version: '3.0.0', capabilities: { roots: {}, elicitation: {} } });

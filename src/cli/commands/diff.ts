@@ -2,19 +2,7 @@ import type { PrimitiveMetadata } from '../../core/context.js';
 import type { Command } from '../command.js';
 import { writeLines } from '../command.js';
 import type { RequestContextInput } from '../../core/context.js';
-import {
-  combineContext,
-  combineHeaders,
-  contextOptionSpecs,
-  defaultEndpoint,
-  describeAuth,
-  parseHeaders,
-  profileChoice,
-  readContextOptions,
-  requestOptionSpecs,
-  type ClientChoice,
-  type ContextOptions,
-} from '../context-options.js';
+import { combineContext, contextOptionSpecs, defaultEndpoint, describeAuth, profileChoice, readContextOptions, type ClientChoice, type ContextOptions } from '../context-options.js';
 import { decideAll, servedKey } from '../decisions.js';
 import { exitCodes, loadAll, UsageError } from '../io.js';
 import { describeMetadata, loadPrimitives, serverOptionSpecs } from '../manifest.js';
@@ -53,7 +41,6 @@ export const diffCommand: Command = {
     ...serverOptionSpecs,
     client: { type: 'string', multiple: true, value: 'NAME', description: 'check only these client profiles (repeatable; default: all)' },
     ...contextOptionSpecs,
-    ...requestOptionSpecs,
     endpoint: { type: 'string', multiple: true, value: 'PATH', description: `a URL path to check (repeatable; default ${defaultEndpoint})` },
     json: { type: 'boolean', description: 'print the changes as JSON' },
     'exit-code': { type: 'boolean', description: 'exit with 1 when any primitive appears or disappears' },
@@ -67,7 +54,7 @@ export const diffCommand: Command = {
     const options = readContextOptions(args, command);
     const contextEndpoint = options.context.request?.endpoint;
     const endpoints = args.strings('endpoint');
-    const variants = buildVariants(endpoints.length > 0 ? endpoints : [contextEndpoint ?? defaultEndpoint], options, parseHeaders(args.strings('header'), command));
+    const variants = buildVariants(endpoints.length > 0 ? endpoints : [contextEndpoint ?? defaultEndpoint], options);
     const [primitives, before, after] = await loadAll(loadPrimitives(io, args, command), loadPolicy(io, oldPath), loadPolicy(io, newPath));
 
     const changes = new Map<string, Change>();
@@ -101,9 +88,8 @@ export const diffCommand: Command = {
 };
 
 /** Each endpoint without and (when given) with the `--header`s; `--context` headers are in every variant. */
-function buildVariants(endpoints: readonly string[], options: ContextOptions, headers: Record<string, string>): Variant[] {
-  const base = combineHeaders(options, {});
-  const headerSets = Object.keys(headers).length > 0 ? [base, combineHeaders(options, headers)] : [base];
+function buildVariants(endpoints: readonly string[], { contextHeaders, headers }: ContextOptions): Variant[] {
+  const headerSets = Object.keys(headers).length > 0 ? [contextHeaders, { ...contextHeaders, ...headers }] : [contextHeaders];
   return endpoints.flatMap((endpoint) =>
     headerSets.map((set: Record<string, string>) => {
       // NAME=VALUE, as typed: a colon would blur with the "variant: clients" separator.

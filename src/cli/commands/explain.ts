@@ -1,18 +1,7 @@
+import type { RequestContextInput } from '../../core/context.js';
 import type { Command } from '../command.js';
 import { writeLines } from '../command.js';
-import type { RequestContextInput } from '../../core/context.js';
-import {
-  chooseClient,
-  combineContext,
-  combineHeaders,
-  contextOptionSpecs,
-  defaultEndpoint,
-  describeAuth,
-  parseHeaders,
-  readContextOptions,
-  requestOptionSpecs,
-  type ClientChoice,
-} from '../context-options.js';
+import { chooseClient, combineContext, contextOptionSpecs, defaultEndpoint, describeAuth, readContextOptions, type ClientChoice } from '../context-options.js';
 import { decideAll, type PrimitiveDecision } from '../decisions.js';
 import { exitCodes, loadAll, UsageError } from '../io.js';
 import { loadPrimitives, serverOptionSpecs } from '../manifest.js';
@@ -40,7 +29,6 @@ export const explainCommand: Command = {
     client: { type: 'string', value: 'NAME', description: 'a real client profile, e.g. cursor, claude-code (see "mcp-gate profiles")' },
     capabilities: { type: 'string', value: 'JSON', description: `the client's capabilities, e.g. '{"sampling": {}}'` },
     ...contextOptionSpecs,
-    ...requestOptionSpecs,
     endpoint: { type: 'string', value: 'PATH', description: `URL path the request arrives on (default ${defaultEndpoint})` },
     json: { type: 'boolean', description: 'print the decisions as JSON' },
   },
@@ -51,7 +39,7 @@ export const explainCommand: Command = {
     const options = readContextOptions(args, command);
     const choice = chooseClient(args, command, options);
     const input = combineContext(options, choice.input);
-    const headers = combineHeaders(options, parseHeaders(args.strings('header'), command));
+    const headers = { ...options.contextHeaders, ...options.headers };
     const endpoint = args.string('endpoint') ?? input.request?.endpoint ?? defaultEndpoint;
     const method = input.request?.method;
     const [primitives, { policy, name }] = await loadAll(loadPrimitives(io, args, command), loadPolicy(io, policyPath));
