@@ -66,7 +66,15 @@ export function compileRule(
   options: CompileRuleOptions,
 ): CompiledRule {
   const issues: PolicyIssue[] = [];
-  const compiled = compileRuleCollectingIssues(rule, options, issues);
+  let compiled: CompiledRule;
+  try {
+    compiled = compileRuleCollectingIssues(rule, options, issues);
+  } catch (error) {
+    if (error instanceof PolicyError) throw error;
+    // A rule built in code can throw from a getter or a proxy: still one error type.
+    const message = `could not read the rule: ${error instanceof Error ? error.message : String(error)}`;
+    throw new PolicyCompileError([...issues, { code: 'invalid_argument', path: options.path ?? '', message }], 'rule');
+  }
   if (issues.length > 0) throw new PolicyCompileError(issues, 'rule');
   return compiled;
 }

@@ -1,6 +1,6 @@
 import type { PrimitiveMetadata, RequestContext } from '../context.js';
-import { joinPath, PolicyCompileError, type PolicyIssue } from '../errors.js';
-import { compileRuleCollectingIssues, toPolicyError, type CompileLogicOptions } from '../logic/compile.js';
+import { joinPath, PolicyCompileError, PolicyError, type PolicyIssue } from '../errors.js';
+import { compileRuleCollectingIssues, toPolicyError, type CompiledRule, type CompileLogicOptions } from '../logic/compile.js';
 import { createOperatorTable } from '../logic/operators.js';
 import type { OperatorDefinition } from '../logic/types.js';
 import { restoreBudget, startBudget } from '../logic/budget.js';
@@ -9,10 +9,10 @@ import { defaultLimits } from '../logic/types.js';
 import { compileContextKey } from './context-key.js';
 import { createContextScope } from './context-scope.js';
 import { reportError } from './predicate.js';
-import { canonicalJson, contentHash } from './revision.js';
+import { contentRevision } from './revision.js';
 import { describeUnmet, requirementReads, type MissingCapabilities } from './requirements.js';
 import { compileAppliesTo, createPlanner, type CompiledPolicyRule } from './rule-plan.js';
-import { policyDocumentSchema, toPolicyIssues, type NormalizedPolicyDocument, type PolicyDocument, type PolicyRule } from './schema.js';
+import { maxRules, policyDocumentSchema, toPolicyIssues, type NormalizedPolicyDocument, type PolicyDocument, type PolicyRule } from './schema.js';
 import type { Decision, EvaluationErrorHandler, Policy } from './types.js';
 
 export interface CompilePolicyOptions extends CompileLogicOptions {
@@ -25,6 +25,27 @@ export interface CompilePolicyOptions extends CompileLogicOptions {
 
 /** Validates and compiles a policy document; throws PolicyCompileError listing every issue. */
 export function compilePolicy(document: PolicyDocument | unknown, options: CompilePolicyOptions = {}): Policy {
+  try {
+    return compileDocument(boundRules(document), options);
+  } catch (error) {
+    if (error instanceof PolicyError) throw error;
+    // A document built in code can throw from a getter or a proxy: still one error type.
+    const message = `could not read the document: ${error instanceof Error ? error.message : String(error)}`;
+    throw new PolicyCompileError([{ code: 'invalid_document', path: '', message }], options.source ?? 'policy');
+  }
+}
+
+/**
+ * Over-long rule lists are cut to the maximum before anything reads them (the schema then
+ * reports the length), so no document costs more than `maxRules` rules of work.
+ */
+function boundRules(document: unknown): unknown {
+  const rules = (document as { rules?: unknown } | null)?.rules;
+  if (!Array.isArray(rules) || rules.length <= maxRules) return document;
+  return { ...(document as object), rules: rules.slice(0, maxRules + 1) };
+}
+
+function compileDocument(document: unknown, options: CompilePolicyOptions): Policy {
   const issues: PolicyIssue[] = [];
   // Custom operators are validated once for the whole policy, even when no rule has a condition.
   const ruleOptions = { ...options, operatorTable: createOperatorTable(options.operators, issues) };
@@ -68,6 +89,22 @@ function compileRules(
 ): CompiledPolicyRule[] {
   const scope = createContextScope(reads);
   const seen = new Map<string, number>();
+  // A document built in code may share one condition object between many rules: compile it
+  // once (its issues, if any, are reported at its first use).
+  const compiledConditions = new Map<unknown, { compiled: CompiledRule; path: string; issues: PolicyIssue[] }>();
+  function compileCondition(condition: unknown, path: string): CompiledRule {
+    const known = compiledConditions.get(condition);
+    if (known) {
+      // The same issues, reported again where this rule uses the condition.
+      for (const issue of known.issues) issues.push({ ...issue, path: path + issue.path.slice(known.path.length) });
+      return known.compiled;
+    }
+    const conditionIssues: PolicyIssue[] = [];
+    const compiled = compileRuleCollectingIssues(condition, { ...options, scope, path }, conditionIssues);
+    issues.push(...conditionIssues);
+    if (condition !== null && typeof condition === 'object') compiledConditions.set(condition, { compiled, path, issues: conditionIssues });
+    return compiled;
+  }
   return documentRules.map((rule, position) => {
     const index = rule.index ?? position;
     const path = joinPath('rules', index);
@@ -80,7 +117,7 @@ function compileRules(
     let when = null;
     let whenNeverArray = true;
     if (rule.when !== undefined) {
-      const { root, iterates } = compileRuleCollectingIssues(rule.when, { ...options, scope, path: `${path}.when` }, issues);
+      const { root, iterates } = compileCondition(rule.when, `${path}.when`);
       when = root.isConstant ? (isTruthy(root.constant) ? null : () => false) : root.evaluate;
       whenNeverArray = root.neverArray;
       if (iterates) usage.iterates = true;
@@ -182,7 +219,7 @@ function createPolicy(
   }
 
   return Object.freeze({
-    revision: contentHash(canonicalJson(content)),
+    revision: contentRevision(content),
     default: document.default,
     rules: Object.freeze(rules.map(({ id, effect, description }) => Object.freeze({ id, effect, description }))),
     reads,

@@ -23,3 +23,24 @@ export function contentHash(text: string): string {
   }
   return (a >>> 0).toString(16).padStart(8, '0') + (b >>> 0).toString(16).padStart(8, '0');
 }
+
+/**
+ * The content hash of a JSON value as a Merkle hash: each object or array is hashed from its
+ * keys and its children's hashes, once per distinct object. Equal content gives equal hashes; a
+ * document built in code that shares one object in many places costs its distinct objects, not
+ * its expanded size.
+ */
+export function contentRevision(value: unknown, memo = new Map<object, string>()): string {
+  if (value === null || typeof value !== 'object') return contentHash(canonicalJson(value));
+  const known = memo.get(value);
+  if (known !== undefined) return known;
+  const parts = Array.isArray(value)
+    ? `[${value.map((item) => contentRevision(item, memo)).join(',')}]`
+    : `{${Object.keys(value)
+        .sort()
+        .map((key) => `${JSON.stringify(key)}:${contentRevision((value as Record<string, unknown>)[key], memo)}`)
+        .join(',')}}`;
+  const hash = contentHash(parts);
+  memo.set(value, hash);
+  return hash;
+}

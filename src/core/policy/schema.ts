@@ -12,6 +12,10 @@ const text = z.string().max(4096);
 const glob = z.string().min(1).max(1024);
 const label = z.string().min(1).max(256);
 
+/** Most rules in one document; longer lists are rejected before any rule is read. */
+export const maxRules = 10_000;
+const maxMessageLength = 300;
+
 export const appliesToSchema = z
   .strictObject({
     kinds: z.array(primitiveKindSchema).min(1).max(4).optional(),
@@ -39,7 +43,7 @@ export const policyDocumentSchema = z.strictObject({
   description: text.optional(),
   default: z.enum(['allow', 'deny']),
   enforceRequirements: z.boolean().default(true),
-  rules: z.array(policyRuleSchema).max(10_000).default([]),
+  rules: z.array(policyRuleSchema).max(maxRules).default([]),
 });
 
 export type PolicyDocument = z.input<typeof policyDocumentSchema>;
@@ -51,7 +55,8 @@ export function toPolicyIssues(error: z.ZodError, base = ''): PolicyIssue[] {
   return error.issues.map((issue) => ({
     code: 'invalid_document',
     path: issue.path.reduce<string>((path, key) => joinPath(path, typeof key === 'number' ? key : String(key)), base),
-    message: issue.message,
+    // zod quotes unknown keys in full; one hostile key must not be copied into every issue.
+    message: issue.message.length > maxMessageLength ? `${issue.message.slice(0, maxMessageLength)}…` : issue.message,
   }));
 }
 

@@ -148,3 +148,11 @@ describe('compileLogic — evaluation', () => {
     expect(() => compileLogic(true, { operators: { ok_op: 1 as never } })).toThrow('custom operator "ok_op" must be a function');
   });
 });
+
+describe('compileLogic — rules built in code', () => {
+  it('turns a throwing getter into a PolicyCompileError', () => {
+    const rule = { get and(): unknown { throw new Error('getter exploded'); } };
+    expect(() => compileLogic(rule)).toThrow(PolicyCompileError);
+    expect(() => compileLogic(rule)).toThrow('could not read the rule: getter exploded');
+  });
+});

@@ -192,3 +192,22 @@ describe('compilePolicy', () => {
     expect(byName.callerSpecific).toBe(false);
   });
 });
+
+describe('compilePolicy — documents built in code', () => {
+  it('turns a throwing getter into a PolicyCompileError', () => {
+    const document = { version: 1, default: 'allow', get rules(): unknown { throw new Error('proxy refused'); } };
+    expect(() => compilePolicy(document)).toThrow(PolicyCompileError);
+    expect(() => compilePolicy(document)).toThrow('could not read the document: proxy refused');
+  });
+
+  it('reports a shared condition with issues at every rule that uses it', () => {
+    const when = { startswith: [{ var: 'client.name' }, 'c'] };
+    const document = { version: 1, default: 'deny', rules: [{ id: 'a', effect: 'allow', when }, { id: 'b', effect: 'allow', when }] };
+    try {
+      compilePolicy(document);
+      expect.unreachable();
+    } catch (error) {
+      expect((error as PolicyCompileError).issues.map((issue) => issue.path)).toEqual(['rules[0].when.startswith', 'rules[1].when.startswith']);
+    }
+  });
+});
