@@ -21,7 +21,7 @@ function parseHeaders(values: readonly string[], command: string): Record<string
 }
 
 /** A JSON object option (`--capabilities`, `--claims`); anything else is one usage line naming the option. */
-export function parseObjectOption(json: string, option: string, example: string, command: string): Record<string, unknown> {
+function parseObjectOption(json: string, option: string, example: string, command: string): Record<string, unknown> {
   const value = parseOptionJson(json, option, command);
   if (value === null || typeof value !== 'object' || Array.isArray(value)) {
     throw new UsageError(`${command}: ${option} must be a JSON object such as '${example}'`);
