@@ -23,6 +23,11 @@ export interface HttpHostOptions {
    * loopback server against DNS rebinding from web pages. Default `127.0.0.1`, `localhost`, `[::1]`.
    */
   allowedHostnames?: readonly string[];
+  /**
+   * A session that sends nothing for this long is closed (clients that never send DELETE would
+   * otherwise keep their server alive for good). Default 30 minutes; 0 keeps sessions forever.
+   */
+  sessionIdleTimeoutMs?: number;
 }
 
 export interface HttpHost {
@@ -53,7 +58,15 @@ function hostnameOf(host: string | undefined): string | undefined {
 export async function startHttpHost(options: HttpHostOptions): Promise<HttpHost> {
   const basePath = options.basePath ?? '/mcp';
   const allowedHostnames = new Set(options.allowedHostnames ?? loopbackHostnames);
-  const sessions = new Map<string, { transport: StreamableHTTPServerTransport; server: McpServer }>();
+  const sessions = new Map<string, { transport: StreamableHTTPServerTransport; server: McpServer; lastSeen: number }>();
+  const idleTimeout = options.sessionIdleTimeoutMs ?? 30 * 60_000;
+  const sweeper =
+    idleTimeout > 0 && !options.stateless
+      ? setInterval(() => {
+          const cutoff = Date.now() - idleTimeout;
+          for (const session of sessions.values()) if (session.lastSeen < cutoff) void session.transport.close();
+        }, Math.min(idleTimeout, 60_000)).unref()
+      : undefined;
   const openServers = new Set<McpServer>();
 
   async function connectNew(): Promise<StreamableHTTPServerTransport> {
@@ -62,7 +75,7 @@ export async function startHttpHost(options: HttpHostOptions): Promise<HttpHost>
     openServers.add(server);
     const transport = new StreamableHTTPServerTransport({
       sessionIdGenerator: options.stateless ? undefined : () => randomUUID(),
-      onsessioninitialized: (id) => void sessions.set(id, { transport, server }),
+      onsessioninitialized: (id) => void sessions.set(id, { transport, server, lastSeen: Date.now() }),
     });
     transport.onclose = () => {
       if (transport.sessionId) sessions.delete(transport.sessionId);
@@ -90,6 +103,7 @@ export async function startHttpHost(options: HttpHostOptions): Promise<HttpHost>
         response.writeHead(404, { 'content-type': 'application/json' }).end(jsonRpcError(-32001, 'Session not found'));
         return;
       }
+      session.lastSeen = Date.now();
       return session.transport.handleRequest(request, response);
     }
     const transport = await connectNew();
@@ -118,6 +132,7 @@ export async function startHttpHost(options: HttpHostOptions): Promise<HttpHost>
       return sessions.size;
     },
     async close() {
+      clearInterval(sweeper);
       await Promise.all([...openServers].map((server) => server.close().catch(() => undefined)));
       httpServer.closeAllConnections();
       await new Promise<void>((resolve) => httpServer.close(() => resolve()));
