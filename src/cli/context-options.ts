@@ -89,7 +89,9 @@ export function readContextOptions(args: ParsedArgs, command: string): ContextOp
 
 function lowerCaseHeaders(context: RequestContextInput): Record<string, string> {
   const headers: Record<string, string> = {};
-  for (const [name, value] of Object.entries(context.request?.headers ?? {})) {
+  for (const [name, raw] of Object.entries(context.request?.headers ?? {})) {
+    if (raw === undefined) continue;
+    const value = typeof raw === 'string' ? raw : raw.join(', ');
     const key = name.toLowerCase();
     headers[key] = Object.hasOwn(headers, key) ? `${headers[key]}, ${value}` : value;
   }

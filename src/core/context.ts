@@ -106,7 +106,10 @@ export const primitiveMetadataSchema = z.strictObject({
 });
 
 export interface RequestContextInput {
-  request?: Partial<RequestContext['request']>;
+  /** Headers may come as Node delivers them: repeated ones as arrays, which are joined with ", ". */
+  request?: Partial<Omit<RequestContext['request'], 'headers'>> & {
+    headers?: Readonly<Record<string, string | readonly string[] | undefined>>;
+  };
   client?: Partial<RequestContext['client']>;
   auth?: Partial<RequestContext['auth']>;
 }
@@ -123,8 +126,9 @@ export function createRequestContext(input: RequestContextInput = {}): RequestCo
   const sourceHeaders = request?.headers;
   if (sourceHeaders) {
     for (const name of Object.keys(sourceHeaders)) {
-      const value = sourceHeaders[name];
-      if (typeof value !== 'string') continue;
+      const raw = sourceHeaders[name];
+      const value = typeof raw === 'string' ? raw : Array.isArray(raw) ? raw.filter((item) => typeof item === 'string').join(', ') : undefined;
+      if (value === undefined) continue;
       const key = name.toLowerCase();
       if (key === '__proto__') continue;
       headers[key] = Object.hasOwn(headers, key) ? `${headers[key]}, ${value}` : value;

@@ -27,15 +27,9 @@ export function createContextBuilder(server: Server): (method: string, extra: Sd
  */
 export function buildRequestContext(method: string, extra: SdkExtra, server: Server): RequestContext {
   const requestInfo = extra.requestInfo;
-  const headers: Record<string, string> = {};
-  if (requestInfo) {
-    for (const [name, value] of Object.entries(requestInfo.headers)) {
-      // Transports hand over lower-cased names already; lower-casing here makes sure of it.
-      const key = name.toLowerCase();
-      if (typeof value === 'string') headers[key] = value;
-      else if (Array.isArray(value)) headers[key] = value.join(', ');
-    }
-  }
+  // createRequestContext lower-cases names and joins repeated headers: no copy needed here.
+  const headers = requestInfo?.headers ?? {};
+  const protocolVersion = headers['mcp-protocol-version'];
   const clientVersion = server.getClientVersion();
   const authInfo = extra.authInfo;
   const claims = authInfo?.extra;
@@ -46,7 +40,7 @@ export function buildRequestContext(method: string, extra: SdkExtra, server: Ser
       headers,
       endpoint: requestInfo?.url?.pathname ?? '',
       sessionId: extra.sessionId,
-      protocolVersion: headers['mcp-protocol-version'],
+      protocolVersion: typeof protocolVersion === 'string' ? protocolVersion : undefined,
     },
     client: {
       name: clientVersion?.name,
