@@ -121,12 +121,23 @@ export function toRequestContext(caller: Caller, method: string, capabilities: u
   return createRequestContext(contextInput(caller, method, capabilities));
 }
 
-function contextInput(caller: Caller, method: string, capabilities: unknown, sessionId?: string): RequestContextInput {
+/** What a transport adds around the caller's own headers: every header actually sent, and the protocol version the gate reads. */
+export interface Transmission {
+  readonly headers: Readonly<Record<string, string>>;
+  readonly protocolVersion: string | undefined;
+}
+
+/** The RequestContext a gate builds for this caller's request as a driver transmits it. */
+export function transmittedContext(caller: Caller, method: string, capabilities: unknown, sent: Transmission): RequestContext {
+  return createRequestContext(contextInput({ ...caller, headers: sent.headers }, method, capabilities, undefined, sent.protocolVersion));
+}
+
+function contextInput(caller: Caller, method: string, capabilities: unknown, sessionId?: string, protocolVersion?: string): RequestContextInput {
   const headers: Record<string, string> = {};
   for (const [name, value] of Object.entries(caller.headers)) headers[name.toLowerCase()] = value;
   const subject = caller.auth?.claims['sub'];
   return {
-    request: { method, headers, endpoint: caller.endpoint, sessionId, protocolVersion: headers['mcp-protocol-version'] },
+    request: { method, headers, endpoint: caller.endpoint, sessionId, protocolVersion: protocolVersion ?? headers['mcp-protocol-version'] },
     client: { name: caller.client.name, version: caller.client.version, capabilities: capabilities as Record<string, unknown> | undefined },
     auth: {
       clientId: caller.auth?.clientId,

@@ -1,19 +1,28 @@
 import fc from 'fast-check';
-import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { Policy } from '../core/policy/types.js';
 import type { PolicyDocument } from '../core/policy/schema.js';
-import { createGate, type Gate, type GateOptions } from '../sdk/index.js';
+import type { GateOptions as SdkGateOptions } from '../sdk/index.js';
+import type { GateOptions as ServerGateOptions } from '../server/index.js';
 import { callers, profileCallers, type Caller } from './callers.js';
-import { connectAsCaller } from './connect.js';
+import type { DrivenGate, GateDriver } from './driver.js';
 import { GateInvariantError } from './errors.js';
 import { checkObservation, compareObservations } from './invariants.js';
 import { expectedView } from './oracle.js';
 import { observe, type Observation } from './probe.js';
-import { diffRegistry, fingerprintRegistry, readRegistry, type RegisteredPrimitive } from './registry.js';
+import { detectAdapter, type AnyMcpServer, type GateAdapter, type RegisteredPrimitive } from './registry.js';
 
 export interface CheckGateInvariantsOptions {
-  /** Gate options besides `policy` (`metadata`, `pageSize`, …); `denied: 'explain'` is refused, hidden must equal unknown. */
-  readonly gate?: Omit<GateOptions, 'policy'>;
+  /**
+   * Which gate to check: `'sdk'` (mcp-gate/sdk, McpServer of @modelcontextprotocol/sdk 1.32) or
+   * `'server'` (mcp-gate/server, McpServer of @modelcontextprotocol/server 2.4). Default: told
+   * from the server `createServer` returns; when given, that server must be of this flavour.
+   */
+  readonly adapter?: GateAdapter;
+  /**
+   * Gate options besides `policy` (`metadata`, `pageSize`, …); `denied: 'explain'` and
+   * `missingCapability: 'error'` are refused (hidden must equal unknown), `request` is the kit's.
+   */
+  readonly gate?: Omit<SdkGateOptions, 'policy'> | Omit<ServerGateOptions, 'policy' | 'request'>;
   /** Who calls (default `callers()`: every real client profile and synthetic clients, headers, endpoints, auth). */
   readonly callers?: fc.Arbitrary<Caller>;
   /** Callers served side by side in one run (default 3). */
@@ -34,6 +43,8 @@ export interface CheckGateInvariantsOptions {
 }
 
 export interface GateInvariantsReport {
+  /** The gate that was checked. */
+  readonly adapter: GateAdapter;
   readonly seed: number;
   readonly runs: number;
   readonly callers: number;
@@ -54,10 +65,12 @@ interface Served {
  * usable for tools, prompts, resources and templates; hidden answers equal unknown ones; the
  * registry and its entries are untouched and no list_changed is sent; sequential, concurrent and
  * fresh-gate executions agree; and (by default) the lists are what the policy decides.
+ * Works on both gates: mcp-gate/sdk (v1 McpServer) and mcp-gate/server (v2 McpServer, one
+ * 2026-07-28 request per server instance), told apart by what `createServer` returns.
  * Runner-agnostic: await it in vitest, jest or node:test.
  */
 export async function checkGateInvariants(
-  createServer: () => McpServer | Promise<McpServer>,
+  createServer: () => AnyMcpServer | Promise<AnyMcpServer>,
   policy: Policy | PolicyDocument,
   options: CheckGateInvariantsOptions = {},
 ): Promise<GateInvariantsReport> {
@@ -65,26 +78,21 @@ export async function checkGateInvariants(
   if (options.gate?.denied === 'explain') throw new TypeError('mcp-gate/testing: option "gate.denied" must be "hide": with "explain", hidden answers differ from unknown ones by design');
   const perRun = positiveInteger(options.callersPerRun ?? 3, 'callersPerRun');
   const timeout = positiveInteger(options.timeout ?? 10_000, 'timeout');
-  const gateOptions: GateOptions = { ...options.gate, policy };
-  const sharedGate = createGate(gateOptions);
   // One server up front, so a factory that returns something else fails here, not inside a run.
-  readRegistry(await createServer());
-  const settings = { timeout, toolArguments: options.toolArguments ?? (() => ({})), maxPages: 1000 };
+  const driver = await loadDriver(await createServer(), options.adapter);
+  const gateOptions = { ...options.gate, policy };
+  const sharedGate = driver.createGate(createServer, gateOptions, { timeout });
+  const probeOptions = { toolArguments: options.toolArguments ?? (() => ({})), maxPages: 1000, templates: driver.templates };
   let requests = 0;
   let callerCount = 0;
 
-  async function serve(gate: Gate, caller: Caller, concurrent: boolean): Promise<Served> {
-    const server = await createServer();
-    const registry = readRegistry(server);
-    const before = fingerprintRegistry(server);
-    gate.install(server);
-    const connection = await connectAsCaller(server, caller);
+  async function serve(gate: DrivenGate, caller: Caller, concurrent: boolean): Promise<Served> {
+    const connection = await gate.connect(caller);
     try {
-      const observation = await observe(connection.client, registry, { ...settings, concurrent });
+      const observation = await observe(connection.requests, connection.registry, { ...probeOptions, concurrent });
       requests += observation.requests;
-      const violations: string[] = diffRegistry(before, fingerprintRegistry(server)).map((line) => `registry unchanged: ${line}`);
-      for (const method of connection.listChanges) violations.push(`registry unchanged: the client received ${method} during ordinary traffic`);
-      return { observation, registry, violations };
+      const violations = connection.changes().map((line) => `registry unchanged: ${line}`);
+      return { observation, registry: connection.registry, violations };
     } finally {
       await connection.close();
     }
@@ -95,12 +103,12 @@ export async function checkGateInvariants(
     const sequential: Served[] = [];
     for (const caller of batch) sequential.push(await serve(sharedGate, caller, false));
     const concurrent = await Promise.all(batch.map((caller) => serve(sharedGate, caller, true)));
-    const freshGate = createGate(gateOptions);
+    const freshGate = driver.createGate(createServer, gateOptions, { timeout });
     const fresh: Served[] = [];
     for (const caller of batch) fresh.push(await serve(freshGate, caller, false));
     return batch.flatMap((caller, index) => {
       const [first, second, third] = [sequential[index]!, concurrent[index]!, fresh[index]!];
-      const expected = options.checkPolicy === false ? undefined : expectedView(sharedGate.policy, first.registry, caller, options.gate ?? {});
+      const expected = options.checkPolicy === false ? undefined : expectedView(sharedGate.policy, first.registry, caller, { ...options.gate, adapter: driver.adapter });
       const lines = [
         ...first.violations,
         ...second.violations,
@@ -113,13 +121,13 @@ export async function checkGateInvariants(
     });
   }
 
-  const batches = fc.array(options.callers ?? callers(), { minLength: 1, maxLength: perRun });
+  const batches = fc.array((options.callers ?? callers()).map(driver.servable), { minLength: 1, maxLength: perRun });
   const property = fc.asyncProperty(batches, async (batch) => {
     const violations = await checkBatch(batch);
     if (violations.length > 0) throw new InvariantViolations(violations);
   });
   // Each profile alone, so a failing profile is reported as the one caller it is.
-  const examples: [Caller[]][] = options.everyClientProfile === false ? [] : profileCallers().map((caller) => [[caller]]);
+  const examples: [Caller[]][] = options.everyClientProfile === false ? [] : profileCallers().map((caller) => [[driver.servable(caller)]]);
   const details = await fc.check(property, {
     seed: options.seed ?? defaultSeed,
     numRuns: (options.numRuns ?? 20) + examples.length,
@@ -137,7 +145,20 @@ export async function checkGateInvariants(
       shrinks: details.numShrinks,
     });
   }
-  return { seed: details.seed, runs: details.numRuns, callers: callerCount, requests };
+  return { adapter: driver.adapter, seed: details.seed, runs: details.numRuns, callers: callerCount, requests };
+}
+
+/** The driver for this server, loaded on demand so each SDK stays an optional peer dependency. */
+async function loadDriver(server: AnyMcpServer, requested: GateAdapter | undefined): Promise<GateDriver> {
+  if (requested !== undefined && requested !== 'sdk' && requested !== 'server') {
+    throw new TypeError(`mcp-gate/testing: option "adapter" must be "sdk" or "server", got ${JSON.stringify(requested)}`);
+  }
+  const detected = detectAdapter(server);
+  if (requested !== undefined && requested !== detected) {
+    const flavours = { sdk: 'McpServer of @modelcontextprotocol/sdk 1.32.x', server: 'McpServer of @modelcontextprotocol/server 2.4.x' };
+    throw new TypeError(`mcp-gate/testing: option "adapter" is "${requested}", but createServer() returned an ${flavours[detected]}`);
+  }
+  return detected === 'server' ? (await import('./server-driver.js')).serverDriver : (await import('./sdk-driver.js')).sdkDriver;
 }
 
 class InvariantViolations extends Error {

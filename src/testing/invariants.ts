@@ -1,4 +1,3 @@
-import { UriTemplate } from '@modelcontextprotocol/sdk/shared/uriTemplate.js';
 import type { ExpectedView } from './oracle.js';
 import { sentinels, type Observation } from './probe.js';
 import type { RegisteredPrimitive } from './registry.js';
@@ -19,9 +18,9 @@ function substitute(answer: string, sentinel: string, name: string): string {
 
 function unknownAnswers(observation: Observation): UnknownAnswers {
   const answer = (key: string) => observation.answers.get(key)!;
-  const listedTemplates = observation.lists.templates.map((item) => new UriTemplate(String(item['uriTemplate'])));
+  const listedTemplates = observation.lists.templates.map((item) => String(item['uriTemplate']));
   // A sentinel URI that a visible template matches is not unknown; use one that none matches.
-  const resourceSentinel = sentinels.resources.find((uri) => !listedTemplates.some((template) => template.match(uri)));
+  const resourceSentinel = sentinels.resources.find((uri) => !listedTemplates.some((template) => observation.templates.matches(template, uri)));
   const promptCompletion = answer(`complete-prompt:${sentinels.prompt}`);
   return {
     completionUnsupported: (JSON.parse(promptCompletion) as { error?: { code?: number } }).error?.code === methodNotFound,
@@ -59,14 +58,13 @@ function listedFor(observation: Observation): (key: string) => boolean {
   const prompts = names('prompts', 'name');
   const resources = names('resources', 'uri');
   const templateNames = names('templates', 'uriTemplate');
-  const templates = [...templateNames].map((text) => new UriTemplate(text));
   return (key) => {
     const name = key.slice(key.indexOf(':') + 1);
     if (key.startsWith('call:')) return tools.has(name);
     if (key.startsWith('get:') || key.startsWith('complete-prompt:')) return prompts.has(name);
     if (key.startsWith('complete-template:')) return templateNames.has(name);
     // A resource hidden (or never registered) is still read through a visible template that matches it.
-    return resources.has(name) || templates.some((template) => template.match(name) !== null);
+    return resources.has(name) || [...templateNames].some((template) => observation.templates.matches(template, name));
   };
 }
 

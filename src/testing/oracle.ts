@@ -1,8 +1,9 @@
 import { ClientCapabilitiesSchema } from '@modelcontextprotocol/sdk/types.js';
 import { createPrimitiveMetadata, primitiveAnnotationSchema, type PrimitiveAnnotation, type RequestContext } from '../core/context.js';
 import type { Policy } from '../core/policy/types.js';
-import { toRequestContext, type Caller } from './callers.js';
-import type { RegisteredPrimitive } from './registry.js';
+import { toRequestContext, transmittedContext, type Caller } from './callers.js';
+import { modernTransmission } from './modern-requests.js';
+import type { GateAdapter, RegisteredPrimitive } from './registry.js';
 
 /** What one caller's lists must hold, by the policy alone (computed without the gate). */
 export interface ExpectedView {
@@ -17,11 +18,13 @@ export interface OracleOptions {
   /** The gate's `metadata` option (`tool:NAME`, `prompt:NAME`, `resource:URI`, `template:NAME`). */
   readonly metadata?: Readonly<Record<string, PrimitiveAnnotation>> | undefined;
   readonly versionSeparator?: string | undefined;
+  /** The gate the view is for (default `'sdk'`): `'server'` reads each request's `_meta` envelope and HTTP headers. */
+  readonly adapter?: GateAdapter | undefined;
 }
 
 const optionPrefix = { tool: 'tool', prompt: 'prompt', resource: 'resource', resourceTemplate: 'template' } as const;
 
-/** The capabilities a server sees after the SDK parsed `initialize` (it normalizes some shapes). */
+/** The capabilities a v1 server sees after the SDK parsed `initialize` (it normalizes some shapes); a v2 envelope arrives as declared. */
 export function capabilitiesSeenByServer(caller: Caller): Record<string, unknown> | undefined {
   const parsed = ClientCapabilitiesSchema.safeParse(caller.client.capabilities);
   return parsed.success ? (parsed.data as Record<string, unknown>) : undefined;
@@ -34,9 +37,12 @@ export function capabilitiesSeenByServer(caller: Caller): Record<string, unknown
  */
 export function expectedView(policy: Policy, primitives: readonly RegisteredPrimitive[], caller: Caller, options: OracleOptions = {}): ExpectedView {
   const separator = options.versionSeparator ?? '__';
-  const capabilities = capabilitiesSeenByServer(caller);
+  const servedContext =
+    options.adapter === 'server'
+      ? (method: string) => transmittedContext(caller, method, caller.client.capabilities, modernTransmission(caller, method))
+      : (method: string) => toRequestContext(caller, method, capabilitiesSeenByServer(caller));
   const contexts = new Map<string, RequestContext>();
-  const contextFor = (method: string) => contexts.get(method) ?? contexts.set(method, toRequestContext(caller, method, capabilities)).get(method)!;
+  const contextFor = (method: string) => contexts.get(method) ?? contexts.set(method, servedContext(method)).get(method)!;
   const visible = (primitive: RegisteredPrimitive, method: string, name = primitive.name): boolean => {
     const annotation = annotationOf(primitive, options.metadata);
     const location = { uri: primitive.uri, uriTemplate: primitive.uriTemplate?.toString() };

@@ -1,5 +1,3 @@
-import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { UriTemplate } from '@modelcontextprotocol/sdk/shared/uriTemplate.js';
 import type { RegisteredPrimitive } from './registry.js';
 
 /** Names no server registers: what "unknown" answers look like on this server. */
@@ -19,29 +17,55 @@ export type ListName = 'tools' | 'prompts' | 'resources' | 'templates';
 type Item = Record<string, unknown>;
 type Probe = [key: string, ask: () => Promise<string>];
 
+/** The requests the kit sends as one caller. */
+export type ProbeMethod =
+  | 'tools/list'
+  | 'prompts/list'
+  | 'resources/list'
+  | 'resources/templates/list'
+  | 'tools/call'
+  | 'prompts/get'
+  | 'resources/read'
+  | 'completion/complete';
+
+/**
+ * One caller's way to the gated server, as a driver provides it: resolves with the result, or
+ * rejects with the JSON-RPC error (`code`, `message`, `data`; over HTTP also the `status`).
+ */
+export interface CallerRequests {
+  request(method: ProbeMethod, params: Record<string, unknown>): Promise<Record<string, unknown>>;
+}
+
+/** URI templates as the server's own SDK expands and matches them. */
+export interface UriTemplates {
+  expand(uriTemplate: string, variables: Record<string, string>): string;
+  matches(uriTemplate: string, uri: string): boolean;
+}
+
 /** Everything one caller saw: every list (all pages) and the answer to every probe, as JSON. */
 export interface Observation {
   readonly lists: Readonly<Record<ListName, readonly Item[]>>;
   /** `call:NAME`, `get:NAME`, `complete-prompt:NAME`, `read:URI`, `complete-template:URITEMPLATE` → outcome JSON. */
   readonly answers: ReadonlyMap<string, string>;
   readonly requests: number;
+  readonly templates: UriTemplates;
 }
 
 export interface ProbeOptions {
   readonly concurrent: boolean;
-  readonly timeout: number;
   readonly toolArguments: (name: string) => Record<string, unknown>;
   /** Most pages followed per list. */
   readonly maxPages: number;
+  readonly templates: UriTemplates;
 }
 
-/** The outcome of a request as comparable JSON: its result, or its error's code, message and data. */
+/** The outcome of a request as comparable JSON: its result, or its error's code, message, data (and HTTP status, where there is one). */
 export async function settle(promise: Promise<unknown>): Promise<string> {
   try {
     return JSON.stringify({ result: await promise });
   } catch (error) {
-    const { code, message, data } = error as { code?: unknown; message?: unknown; data?: unknown };
-    return JSON.stringify({ error: { code, message, data } });
+    const { code, message, data, status } = error as { code?: unknown; message?: unknown; data?: unknown; status?: unknown };
+    return JSON.stringify({ error: { code, message, data, status } });
   }
 }
 
@@ -50,14 +74,15 @@ export function templateVariables(uriTemplate: string): string[] {
   return [...uriTemplate.matchAll(/\{[+#./;?&]?([^}]*)\}/g)].flatMap((match) => match[1]!.split(',').map((name) => name.replace(/[*]|:\d+$/g, '')));
 }
 
-export function expandTemplate(uriTemplate: string): string {
-  return new UriTemplate(uriTemplate).expand(Object.fromEntries(templateVariables(uriTemplate).map((name) => [name, templateValue])));
+function expandTemplate(templates: UriTemplates, uriTemplate: string): string {
+  return templates.expand(uriTemplate, Object.fromEntries(templateVariables(uriTemplate).map((name) => [name, templateValue])));
 }
 
+const listMethods = { tools: 'tools/list', prompts: 'prompts/list', resources: 'resources/list', templates: 'resources/templates/list' } as const;
+
 /** Asks everything a caller can ask about every registered primitive, plus the sentinels. */
-export async function observe(client: Client, registry: readonly RegisteredPrimitive[], options: ProbeOptions): Promise<Observation> {
+export async function observe(client: CallerRequests, registry: readonly RegisteredPrimitive[], options: ProbeOptions): Promise<Observation> {
   let requests = 0;
-  const requestOptions = { timeout: options.timeout };
   const run = async <T>(tasks: (() => Promise<T>)[]): Promise<T[]> => {
     requests += tasks.length;
     if (options.concurrent) return Promise.all(tasks.map((task) => task()));
@@ -72,20 +97,16 @@ export async function observe(client: Client, registry: readonly RegisteredPrimi
     for (let page = 0; page < options.maxPages; page++) {
       if (page > 0) requests++;
       const params = cursor === undefined ? {} : { cursor };
-      let result: { nextCursor?: string | undefined } & Record<string, unknown>;
+      let result: Record<string, unknown>;
       try {
-        result =
-          name === 'tools' ? await client.listTools(params, requestOptions)
-          : name === 'prompts' ? await client.listPrompts(params, requestOptions)
-          : name === 'resources' ? await client.listResources(params, requestOptions)
-          : await client.listResourceTemplates(params, requestOptions);
+        result = await client.request(listMethods[name], params);
       } catch (error) {
         // A server without any prompt (say) does not serve prompts/list at all: nothing is listed.
         if (page === 0 && (error as { code?: unknown }).code === methodNotFound) return items;
         throw error;
       }
       items.push(...(result[name === 'templates' ? 'resourceTemplates' : name] as Item[]));
-      cursor = result.nextCursor;
+      cursor = typeof result['nextCursor'] === 'string' ? result['nextCursor'] : undefined;
       if (cursor === undefined) return items;
     }
     throw new Error(`${name} list still had a next page after ${options.maxPages} pages`);
@@ -99,27 +120,27 @@ export async function observe(client: Client, registry: readonly RegisteredPrimi
   const unique = (...groups: (readonly string[])[]) => [...new Set(groups.flat())];
   const tools = unique(keysOf('tool').map((tool) => tool.key), names(lists.tools, 'name'), [sentinels.tool]);
   const prompts = unique(keysOf('prompt').map((prompt) => prompt.key), names(lists.prompts, 'name'), [sentinels.prompt]);
-  const templates = unique(keysOf('resourceTemplate').map((template) => template.uriTemplate!.toString()), names(lists.templates, 'uriTemplate'), [sentinels.template]);
+  const templates = unique(keysOf('resourceTemplate').map((template) => template.uriTemplate!), names(lists.templates, 'uriTemplate'), [sentinels.template]);
   const resources = unique(
     keysOf('resource').map((resource) => resource.key),
     names(lists.resources, 'uri'),
-    templates.map(expandTemplate),
+    templates.map((uriTemplate) => expandTemplate(options.templates, uriTemplate)),
     sentinels.resources,
   );
 
   const ask = (key: string, request: () => Promise<unknown>): Probe => [key, () => settle(request())];
   const probes: Probe[] = [
-    ...tools.map((name) => ask(`call:${name}`, () => client.callTool({ name, arguments: options.toolArguments(name) }, undefined, requestOptions))),
-    ...prompts.map((name) => ask(`get:${name}`, () => client.getPrompt({ name, arguments: {} }, requestOptions))),
+    ...tools.map((name) => ask(`call:${name}`, () => client.request('tools/call', { name, arguments: options.toolArguments(name) }))),
+    ...prompts.map((name) => ask(`get:${name}`, () => client.request('prompts/get', { name, arguments: {} }))),
     ...prompts.map((name) =>
-      ask(`complete-prompt:${name}`, () => client.complete({ ref: { type: 'ref/prompt', name }, argument: { name: 'x', value: '' } }, requestOptions)),
+      ask(`complete-prompt:${name}`, () => client.request('completion/complete', { ref: { type: 'ref/prompt', name }, argument: { name: 'x', value: '' } })),
     ),
-    ...resources.map((uri) => ask(`read:${uri}`, () => client.readResource({ uri }, requestOptions))),
+    ...resources.map((uri) => ask(`read:${uri}`, () => client.request('resources/read', { uri }))),
     ...templates.map((uri) => {
       const argument = { name: templateVariables(uri)[0] ?? 'x', value: '' };
-      return ask(`complete-template:${uri}`, () => client.complete({ ref: { type: 'ref/resource', uri }, argument }, requestOptions));
+      return ask(`complete-template:${uri}`, () => client.request('completion/complete', { ref: { type: 'ref/resource', uri }, argument }));
     }),
   ];
   const outcomes = await run(probes.map(([, probe]) => probe));
-  return { lists, answers: new Map(probes.map(([key], index) => [key, outcomes[index]!])), requests };
+  return { lists, answers: new Map(probes.map(([key], index) => [key, outcomes[index]!])), requests, templates: options.templates };
 }

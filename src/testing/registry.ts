@@ -1,26 +1,51 @@
-import type { McpServer, RegisteredPrompt, RegisteredResource, RegisteredResourceTemplate, RegisteredTool } from '@modelcontextprotocol/sdk/server/mcp.js';
-import type { UriTemplate } from '@modelcontextprotocol/sdk/shared/uriTemplate.js';
+import type { McpServer as SdkMcpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import type { McpServer as ServerMcpServer } from '@modelcontextprotocol/server';
 import type { PrimitiveKind } from '../core/context.js';
 
-// McpServer 1.32 keeps its registrations in private fields; mcp-gate/sdk reads the same four, so
-// the kit supports exactly the servers the gate supports and fails loudly on any other.
+/** An McpServer of either SDK the gates support: @modelcontextprotocol/sdk 1.32 (v1) or @modelcontextprotocol/server 2.4 (v2). */
+export type AnyMcpServer = SdkMcpServer | ServerMcpServer;
+
+/** Which gate drives a server: `'sdk'` is mcp-gate/sdk (v1), `'server'` is mcp-gate/server (v2). */
+export type GateAdapter = 'sdk' | 'server';
+
+// Both McpServers keep their registrations in the same four private fields, which both gates
+// read; the kit supports exactly the servers the gates support and fails loudly on any other.
+interface Entry {
+  readonly enabled: boolean;
+  readonly _meta?: unknown;
+  readonly name?: string;
+  readonly metadata?: { readonly _meta?: unknown } | undefined;
+  readonly resourceTemplate?: { readonly uriTemplate: { toString(): string }; readonly listCallback?: unknown };
+}
+
 interface Registries {
-  readonly _registeredTools: Readonly<Record<string, RegisteredTool>>;
-  readonly _registeredPrompts: Readonly<Record<string, RegisteredPrompt>>;
-  readonly _registeredResources: Readonly<Record<string, RegisteredResource>>;
-  readonly _registeredResourceTemplates: Readonly<Record<string, RegisteredResourceTemplate>>;
+  readonly _registeredTools: Readonly<Record<string, Entry>>;
+  readonly _registeredPrompts: Readonly<Record<string, Entry>>;
+  readonly _registeredResources: Readonly<Record<string, Entry>>;
+  readonly _registeredResourceTemplates: Readonly<Record<string, Entry>>;
 }
 
 const registryFields = ['_registeredTools', '_registeredPrompts', '_registeredResources', '_registeredResourceTemplates'] as const;
+const supportedServers = 'an McpServer of @modelcontextprotocol/sdk 1.32.x or @modelcontextprotocol/server 2.4.x';
 
-function registriesOf(server: McpServer): Registries {
+function registriesOf(server: AnyMcpServer): Registries {
   const candidate = server as unknown as Record<string, unknown>;
   for (const field of registryFields) {
-    if (candidate[field] === null || typeof candidate[field] !== 'object') {
-      throw new TypeError(`mcp-gate/testing: createServer() must return an McpServer of @modelcontextprotocol/sdk 1.32.x (no ${field})`);
+    if (candidate === null || typeof candidate !== 'object' || candidate[field] === null || typeof candidate[field] !== 'object') {
+      throw new TypeError(`mcp-gate/testing: createServer() must return ${supportedServers} (no ${field})`);
     }
   }
   return server as unknown as Registries;
+}
+
+/**
+ * Which McpServer this is. Only 2.4 asks the server for a tool's input schema and scope
+ * challenge before dispatch (the members mcp-gate/server wraps); 1.32 has neither.
+ */
+export function detectAdapter(server: AnyMcpServer): GateAdapter {
+  registriesOf(server);
+  const members = server as unknown as Record<string, unknown>;
+  return typeof members['toolInputSchemaJson'] === 'function' && typeof members['resolveScopeChallenge'] === 'function' ? 'server' : 'sdk';
 }
 
 /** One enabled registration, as the gate and the policy see it. */
@@ -31,7 +56,8 @@ export interface RegisteredPrimitive {
   /** The name policies match (a resource's `name`, not its URI). */
   readonly name: string;
   readonly uri?: string | undefined;
-  readonly uriTemplate?: UriTemplate | undefined;
+  /** A template's URI template, as registered. */
+  readonly uriTemplate?: string | undefined;
   /** Whether a template has a `list` callback (its resources appear in resources/list). */
   readonly lists?: boolean | undefined;
   /** The registration's `_meta` (its `mcp-gate` entry is the annotation). */
@@ -39,23 +65,23 @@ export interface RegisteredPrimitive {
 }
 
 /** Every enabled registration of a server, in registration order. */
-export function readRegistry(server: McpServer): RegisteredPrimitive[] {
+export function readRegistry(server: AnyMcpServer): RegisteredPrimitive[] {
   const registries = registriesOf(server);
   const primitives: RegisteredPrimitive[] = [];
   for (const [key, tool] of Object.entries(registries._registeredTools)) {
     if (tool.enabled) primitives.push({ kind: 'tool', key, name: key, meta: tool._meta });
   }
-  // SDK 1.32's registerPrompt drops `_meta`: prompts are annotated through the gate's `metadata` option.
+  // SDK 1.32's registerPrompt drops `_meta` (prompts are annotated through the gate's `metadata` option); 2.4 keeps it.
   for (const [key, prompt] of Object.entries(registries._registeredPrompts)) {
-    if (prompt.enabled) primitives.push({ kind: 'prompt', key, name: key, meta: undefined });
+    if (prompt.enabled) primitives.push({ kind: 'prompt', key, name: key, meta: prompt._meta });
   }
   for (const [uri, resource] of Object.entries(registries._registeredResources)) {
-    if (resource.enabled) primitives.push({ kind: 'resource', key: uri, name: resource.name, uri, meta: resource.metadata?._meta });
+    if (resource.enabled) primitives.push({ kind: 'resource', key: uri, name: resource.name ?? uri, uri, meta: resource.metadata?._meta });
   }
   for (const [key, template] of Object.entries(registries._registeredResourceTemplates)) {
     if (!template.enabled) continue;
-    const { uriTemplate, listCallback } = template.resourceTemplate;
-    primitives.push({ kind: 'resourceTemplate', key, name: key, uriTemplate, lists: listCallback !== undefined, meta: template.metadata?._meta });
+    const { uriTemplate, listCallback } = template.resourceTemplate!;
+    primitives.push({ kind: 'resourceTemplate', key, name: key, uriTemplate: uriTemplate.toString(), lists: listCallback !== undefined, meta: template.metadata?._meta });
   }
   return primitives;
 }
@@ -65,7 +91,7 @@ export interface RegistryFingerprint {
   readonly entries: ReadonlyMap<string, { readonly ref: object; readonly fields: ReadonlyMap<string, unknown>; readonly data: string }>;
 }
 
-export function fingerprintRegistry(server: McpServer): RegistryFingerprint {
+export function fingerprintRegistry(server: AnyMcpServer): RegistryFingerprint {
   const registries = registriesOf(server);
   const entries = new Map<string, { ref: object; fields: Map<string, unknown>; data: string }>();
   for (const field of registryFields) {

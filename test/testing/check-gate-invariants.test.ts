@@ -86,7 +86,7 @@ describe('checkGateInvariants', () => {
       'mcp-gate/testing: option "callersPerRun" must be a positive integer, got 0',
     );
     await expect(checkGateInvariants(() => ({}) as McpServer, demoPolicy, { everyClientProfile: false, numRuns: 1 })).rejects.toThrow(
-      'createServer() must return an McpServer of @modelcontextprotocol/sdk 1.32.x (no _registeredTools)',
+      'mcp-gate/testing: createServer() must return an McpServer of @modelcontextprotocol/sdk 1.32.x or @modelcontextprotocol/server 2.4.x (no _registeredTools)',
     );
   });
 });
