@@ -26,4 +26,4 @@ export type { ExpectedView, OracleOptions } from './oracle.js';
 export { createRegistryServer, registries, registryMetadata } from './registries.js';
 export type { AnnotationSource, Registry, RegistryOptions, RegistryPrompt, RegistryResource, RegistryTemplate, RegistryTool } from './registries.js';
 export { readRegistry } from './registry.js';
-export type { RegisteredPrimitive } from './registry.js';
+export type { AnyMcpServer, GateAdapter, RegisteredPrimitive } from './registry.js';

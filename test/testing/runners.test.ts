@@ -11,7 +11,7 @@ describe('checkGateInvariants under other runners', () => {
       encoding: 'utf8',
       timeout: 60_000,
     });
-    expect(run.stdout, run.stderr).toContain('# pass 2');
+    expect(run.stdout, run.stderr).toContain('# pass 3');
     expect(run.stdout).toContain('# fail 0');
     expect(run.status).toBe(0);
   });

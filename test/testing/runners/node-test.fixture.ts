@@ -4,6 +4,7 @@ import { test } from 'node:test';
 import { createDemoServer, demoMetadata } from '../../../src/demo/demo-server.js';
 import { checkGateInvariants, GateInvariantError } from '../../../src/testing/index.js';
 import { createShopServer, demoPolicy, listOnlyPolicy } from '../fixtures.js';
+import { createShopServerV2 } from '../server-fixtures.js';
 
 test('the demo server keeps the gate invariants', async () => {
   const report = await checkGateInvariants(createDemoServer, demoPolicy, { gate: { metadata: demoMetadata }, numRuns: 3, everyClientProfile: false });
@@ -12,4 +13,8 @@ test('the demo server keeps the gate invariants', async () => {
 
 test('a policy that only hides from the list fails with a GateInvariantError', async () => {
   await assert.rejects(checkGateInvariants(createShopServer, listOnlyPolicy, { numRuns: 3, everyClientProfile: false }), GateInvariantError);
+});
+
+test('on mcp-gate/server too, the same policy fails with a GateInvariantError', async () => {
+  await assert.rejects(checkGateInvariants(createShopServerV2, listOnlyPolicy, { numRuns: 3, everyClientProfile: false }), GateInvariantError);
 });

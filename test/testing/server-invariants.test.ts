@@ -1,0 +1,122 @@
+import fc from 'fast-check';
+import { createMcpHandler, McpServer } from '@modelcontextprotocol/server';
+import { describe, expect, it } from 'vitest';
+import { clientCapabilitiesMetaKey } from '../../src/adapter/envelope.js';
+import { compilePolicy } from '../../src/core/policy/compile-policy.js';
+import { createDemoServer } from '../../src/demo/demo-server.js';
+import { callers, checkGateInvariants, defaultCallerDomains, GateInvariantError, policyDocuments, profileCallers, registries } from '../../src/testing/index.js';
+import { modernEnvelope } from '../../src/testing/modern-requests.js';
+import { propertyParameters } from '../properties/seed.js';
+import { createServer as createEverythingServer, registryPolicyDocument } from '../server/fixtures.js';
+import { demoPolicy, listOnlyPolicy } from './fixtures.js';
+import { createDemoServerV2, createRegistryServerV2, createShopServerV2, registryMetadataV2 } from './server-fixtures.js';
+
+async function failureOf(check: Promise<unknown>): Promise<GateInvariantError> {
+  const error = await check.then(() => undefined, (caught: unknown) => caught);
+  expect(error).toBeInstanceOf(GateInvariantError);
+  return error as GateInvariantError;
+}
+
+describe('checkGateInvariants (mcp-gate/server, McpServer 2.4)', () => {
+  it('passes on the demo registry under the demo policy, for every real client profile and random callers', async () => {
+    const report = await checkGateInvariants(createDemoServerV2, demoPolicy, { numRuns: 10 });
+    expect(report.adapter).toBe('server');
+    expect(report.callers).toBeGreaterThanOrEqual(42 + 10);
+    expect(report.requests).toBeGreaterThan(1000);
+  });
+
+  it('passes on a registry with versions, capability requirements and a header-gated admin group, over HTTP and stdio', async () => {
+    const withRole = callers({ headers: { ...defaultCallerDomains.headers, 'x-role': ['admin', 'user'] } });
+    const report = await checkGateInvariants(() => createEverythingServer(), registryPolicyDocument, { callers: withRole, numRuns: 10, everyClientProfile: false });
+    expect(report).toMatchObject({ adapter: 'server', runs: 10 });
+  });
+
+  it('passes on random servers under random policies, with and without pagination', async () => {
+    await fc.assert(
+      fc.asyncProperty(registries(), policyDocuments(), fc.constantFrom(undefined, 1, 2), async (registry, policy, pageSize) => {
+        await checkGateInvariants(() => createRegistryServerV2(registry), policy, {
+          gate: { metadata: registryMetadataV2(registry), pageSize },
+          numRuns: 2,
+          callersPerRun: 2,
+          everyClientProfile: false,
+        });
+      }),
+      propertyParameters(25),
+    );
+  });
+
+  it('throws the same readable error as on v1, comparing with the v2 SDK’s own not-found answer', async () => {
+    const error = await failureOf(checkGateInvariants(createShopServerV2, listOnlyPolicy, { everyClientProfile: false, numRuns: 5 }));
+    expect(error.seed).toBe(20261130);
+    expect(error.counterexample).toHaveLength(1);
+    expect(error.message).toMatch(/^gate invariants failed after \d+ run\(s\) \(seed 20261130, shrunk \d+ time\(s\)\)\n/);
+    expect(error.violations.some((line) => line.includes('hidden ≡ unknown: "refund_order" is not listed, but call answers isError "Input validation error'))).toBe(true);
+    expect(error.message).toContain('an unknown name gets error -32602 "Tool refund_order not found"');
+    expect(error.message).toContain(`replay: checkGateInvariants(createServer, policy, { seed: 20261130, path: ${JSON.stringify(error.path)} })`);
+    const replayed = await failureOf(checkGateInvariants(createShopServerV2, listOnlyPolicy, { everyClientProfile: false, seed: error.seed, path: error.path! }));
+    expect(replayed.counterexample).toEqual(error.counterexample);
+  });
+
+  it('reports a server that changes its own registry during ordinary traffic', async () => {
+    const createServer = () => {
+      const server = new McpServer({ name: 'self-modifying', version: '1.0.0' });
+      const victim = server.registerTool('victim', {}, async () => ({ content: [] }));
+      server.registerTool('cleanup', {}, async () => {
+        victim.update({ description: 'touched' });
+        return { content: [] };
+      });
+      return server;
+    };
+    const error = await failureOf(checkGateInvariants(createServer, { version: 1, default: 'allow' }, { everyClientProfile: false, numRuns: 1 }));
+    expect(error.violations).toContain('caller 1: registry unchanged: _registeredTools["victim"].description changed');
+  });
+
+  it('reports a policy whose decisions change from one request to the next', async () => {
+    let evaluations = 0;
+    const flaky = compilePolicy(
+      { version: 1, default: 'allow', rules: [{ id: 'flaky', effect: 'deny', when: { flip: [] } }] },
+      { operators: { flip: () => evaluations++ % 3 === 0 } },
+    );
+    const error = await failureOf(checkGateInvariants(createDemoServerV2, flaky, { everyClientProfile: false, numRuns: 3 }));
+    expect(error.violations.some((line) => /listed ⇔ usable|hidden ≡ unknown|sequential vs/.test(line))).toBe(true);
+  });
+
+  it('tells the two McpServers apart, and rejects options under which the invariants cannot hold, naming the option', async () => {
+    await expect(checkGateInvariants(createDemoServer, demoPolicy, { adapter: 'server' })).rejects.toThrow(
+      'mcp-gate/testing: option "adapter" is "server", but createServer() returned an McpServer of @modelcontextprotocol/sdk 1.32.x',
+    );
+    await expect(checkGateInvariants(createDemoServerV2, demoPolicy, { adapter: 'sdk' })).rejects.toThrow(
+      'mcp-gate/testing: option "adapter" is "sdk", but createServer() returned an McpServer of @modelcontextprotocol/server 2.4.x',
+    );
+    await expect(checkGateInvariants(createDemoServerV2, demoPolicy, { gate: { missingCapability: 'error' } })).rejects.toThrow(
+      'mcp-gate/testing: option "gate.missingCapability" must be "hide": with "error", hidden answers differ from unknown ones by design',
+    );
+    await expect(checkGateInvariants(createDemoServerV2, demoPolicy, { gate: { denied: 'explain' } })).rejects.toThrow(
+      'mcp-gate/testing: option "gate.denied" must be "hide"',
+    );
+    const report = await checkGateInvariants(createDemoServerV2, demoPolicy, { adapter: 'server', numRuns: 1, everyClientProfile: false });
+    expect(report.adapter).toBe('server');
+  });
+});
+
+describe('modernEnvelope', () => {
+  it('carries every real client profile’s capabilities to a v2 handler exactly as declared (what the oracle assumes)', async () => {
+    let seen: unknown;
+    const handler = createMcpHandler(() => {
+      const server = new McpServer({ name: 'probe', version: '1.0.0' });
+      server.registerTool('probe', {}, async (ctx) => {
+        seen = (ctx.mcpReq.envelope as Record<string, unknown> | undefined)?.[clientCapabilitiesMetaKey];
+        return { content: [] };
+      });
+      return server;
+    });
+    for (const caller of profileCallers()) {
+      const body = { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'probe', arguments: {}, _meta: modernEnvelope(caller) } };
+      const headers = { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2026-07-28', 'mcp-method': 'tools/call', 'mcp-name': 'probe' };
+      const response = await handler.fetch(new Request('http://127.0.0.1/mcp', { method: 'POST', headers, body: JSON.stringify(body) }));
+      expect(response.status, caller.client.name).toBe(200);
+      expect(seen, caller.client.name).toEqual(caller.client.capabilities);
+    }
+    await handler.close();
+  });
+});
