@@ -82,7 +82,7 @@ export async function checkGateInvariants(
   const driver = await loadDriver(await createServer(), options.adapter);
   const gateOptions = { ...options.gate, policy };
   const sharedGate = driver.createGate(createServer, gateOptions, { timeout });
-  const probeOptions = { toolArguments: options.toolArguments ?? (() => ({})), maxPages: 1000, templates: driver.templates };
+  const probeOptions = { toolArguments: options.toolArguments ?? (() => ({})), maxPages: 1000, uris: driver.uris };
   let requests = 0;
   let callerCount = 0;
 

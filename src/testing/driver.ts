@@ -1,6 +1,6 @@
 import type { Policy } from '../core/policy/types.js';
 import type { Caller } from './callers.js';
-import type { CallerRequests, UriTemplates } from './probe.js';
+import type { CallerRequests, ResourceUris } from './probe.js';
 import type { AnyMcpServer, GateAdapter, RegisteredPrimitive } from './registry.js';
 
 /** One caller served by fresh instances of the user's server behind one gate. */
@@ -26,11 +26,11 @@ export interface DriverSettings {
 
 /**
  * How the shared invariants reach one flavour of McpServer: which gate, which transport, how the
- * SDK matches URI templates. Drivers translate; they decide nothing about the invariants.
+ * SDK treats URIs. Drivers translate; they decide nothing about the invariants.
  */
 export interface GateDriver {
   readonly adapter: GateAdapter;
-  readonly templates: UriTemplates;
+  readonly uris: ResourceUris;
   /** The caller as this driver's transport can carry it (v2 stdio has no auth, for one). */
   servable(caller: Caller): Caller;
   /** A cold gate; throws a TypeError naming a gate option under which the invariants cannot hold. */

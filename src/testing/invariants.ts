@@ -20,7 +20,7 @@ function unknownAnswers(observation: Observation): UnknownAnswers {
   const answer = (key: string) => observation.answers.get(key)!;
   const listedTemplates = observation.lists.templates.map((item) => String(item['uriTemplate']));
   // A sentinel URI that a visible template matches is not unknown; use one that none matches.
-  const resourceSentinel = sentinels.resources.find((uri) => !listedTemplates.some((template) => observation.templates.matches(template, uri)));
+  const resourceSentinel = sentinels.resources.find((uri) => !listedTemplates.some((template) => observation.uris.matches(template, uri)));
   const promptCompletion = answer(`complete-prompt:${sentinels.prompt}`);
   return {
     completionUnsupported: (JSON.parse(promptCompletion) as { error?: { code?: number } }).error?.code === methodNotFound,
@@ -30,8 +30,9 @@ function unknownAnswers(observation: Observation): UnknownAnswers {
       if (probe === 'get') return substitute(answer(`get:${sentinels.prompt}`), sentinels.prompt, name);
       if (probe === 'complete-prompt') return substitute(promptCompletion, sentinels.prompt, name);
       if (probe === 'complete-template') return substitute(answer(`complete-template:${sentinels.template}`), sentinels.template, name);
-      if (resourceSentinel === undefined || !URL.canParse(name)) return undefined;
-      return substitute(answer(`read:${resourceSentinel}`), resourceSentinel, new URL(name).toString());
+      const [echoedSentinel, echoedName] = [resourceSentinel && observation.uris.echoed(resourceSentinel), observation.uris.echoed(name)];
+      if (echoedSentinel === undefined || echoedName === undefined) return undefined;
+      return substitute(answer(`read:${resourceSentinel}`), echoedSentinel, echoedName);
     },
   };
 }
@@ -64,7 +65,7 @@ function listedFor(observation: Observation): (key: string) => boolean {
     if (key.startsWith('get:') || key.startsWith('complete-prompt:')) return prompts.has(name);
     if (key.startsWith('complete-template:')) return templateNames.has(name);
     // A resource hidden (or never registered) is still read through a visible template that matches it.
-    return resources.has(name) || [...templateNames].some((template) => observation.templates.matches(template, name));
+    return resources.has(name) || [...templateNames].some((template) => observation.uris.matches(template, name));
   };
 }
 

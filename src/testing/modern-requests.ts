@@ -25,6 +25,17 @@ export function modernTransmission(caller: Caller, method: string, params: Reado
   for (const [name, value] of Object.entries(caller.headers)) headers[name.toLowerCase()] = value;
   Object.assign(headers, { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': modernProtocolVersion, 'mcp-method': method });
   const named = nameParameter[method] === undefined ? undefined : params[nameParameter[method]];
-  if (typeof named === 'string') headers['mcp-name'] = named;
+  if (typeof named === 'string') headers['mcp-name'] = headerValue(named);
   return { headers, protocolVersion: modernProtocolVersion };
+}
+
+const plainHeaderValue = /^[\x21-\x7e](?:[\x20-\x7e]*[\x21-\x7e])?$/;
+
+/**
+ * A name as an HTTP header value: printable ASCII as is, anything else (non-ASCII, surrounding
+ * spaces, a value that looks like the sentinel) as SEP-2243's `=?base64?…?=` of its UTF-8 bytes.
+ */
+function headerValue(value: string): string {
+  if (plainHeaderValue.test(value) && !(value.startsWith('=?base64?') && value.endsWith('?='))) return value;
+  return `=?base64?${btoa(String.fromCharCode(...new TextEncoder().encode(value)))}?=`;
 }

@@ -36,10 +36,12 @@ export interface CallerRequests {
   request(method: ProbeMethod, params: Record<string, unknown>): Promise<Record<string, unknown>>;
 }
 
-/** URI templates as the server's own SDK expands and matches them. */
-export interface UriTemplates {
+/** URIs as the server's own SDK treats them: templates expanded and matched, unknown URIs echoed in its answer. */
+export interface ResourceUris {
   expand(uriTemplate: string, variables: Record<string, string>): string;
   matches(uriTemplate: string, uri: string): boolean;
+  /** How "Resource not found" spells this URI; undefined when the SDK answers something else (an unparsable URI). */
+  echoed(uri: string): string | undefined;
 }
 
 /** Everything one caller saw: every list (all pages) and the answer to every probe, as JSON. */
@@ -48,7 +50,7 @@ export interface Observation {
   /** `call:NAME`, `get:NAME`, `complete-prompt:NAME`, `read:URI`, `complete-template:URITEMPLATE` → outcome JSON. */
   readonly answers: ReadonlyMap<string, string>;
   readonly requests: number;
-  readonly templates: UriTemplates;
+  readonly uris: ResourceUris;
 }
 
 export interface ProbeOptions {
@@ -56,7 +58,7 @@ export interface ProbeOptions {
   readonly toolArguments: (name: string) => Record<string, unknown>;
   /** Most pages followed per list. */
   readonly maxPages: number;
-  readonly templates: UriTemplates;
+  readonly uris: ResourceUris;
 }
 
 /** The outcome of a request as comparable JSON: its result, or its error's code, message, data (and HTTP status, where there is one). */
@@ -74,8 +76,8 @@ export function templateVariables(uriTemplate: string): string[] {
   return [...uriTemplate.matchAll(/\{[+#./;?&]?([^}]*)\}/g)].flatMap((match) => match[1]!.split(',').map((name) => name.replace(/[*]|:\d+$/g, '')));
 }
 
-function expandTemplate(templates: UriTemplates, uriTemplate: string): string {
-  return templates.expand(uriTemplate, Object.fromEntries(templateVariables(uriTemplate).map((name) => [name, templateValue])));
+function expandTemplate(uris: ResourceUris, uriTemplate: string): string {
+  return uris.expand(uriTemplate, Object.fromEntries(templateVariables(uriTemplate).map((name) => [name, templateValue])));
 }
 
 const listMethods = { tools: 'tools/list', prompts: 'prompts/list', resources: 'resources/list', templates: 'resources/templates/list' } as const;
@@ -124,7 +126,7 @@ export async function observe(client: CallerRequests, registry: readonly Registe
   const resources = unique(
     keysOf('resource').map((resource) => resource.key),
     names(lists.resources, 'uri'),
-    templates.map((uriTemplate) => expandTemplate(options.templates, uriTemplate)),
+    templates.map((uriTemplate) => expandTemplate(options.uris, uriTemplate)),
     sentinels.resources,
   );
 
@@ -142,5 +144,5 @@ export async function observe(client: CallerRequests, registry: readonly Registe
     }),
   ];
   const outcomes = await run(probes.map(([, probe]) => probe));
-  return { lists, answers: new Map(probes.map(([key], index) => [key, outcomes[index]!])), requests, templates: options.templates };
+  return { lists, answers: new Map(probes.map(([key], index) => [key, outcomes[index]!])), requests, uris: options.uris };
 }

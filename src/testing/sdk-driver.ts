@@ -29,9 +29,11 @@ function clientRequests(client: Client, options: RequestOptions): CallerRequests
 /** mcp-gate/sdk on McpServer 1.32: one server instance per caller, a real SDK Client over the in-memory transport. */
 export const sdkDriver: GateDriver = {
   adapter: 'sdk',
-  templates: {
+  uris: {
     expand: (uriTemplate, variables) => new UriTemplate(uriTemplate).expand(variables),
     matches: (uriTemplate, uri) => new UriTemplate(uriTemplate).match(uri) !== null,
+    // 1.32 answers with the URI as `new URL(uri)` spells it.
+    echoed: (uri) => (URL.canParse(uri) ? new URL(uri).toString() : undefined),
   },
   servable: (caller) => caller,
   createGate(createServer, gateOptions, settings) {

@@ -126,9 +126,11 @@ function wireRequests(wire: Wire, caller: Caller, timeout: number): CallerReques
  */
 export const serverDriver: GateDriver = {
   adapter: 'server',
-  templates: {
+  uris: {
     expand: (uriTemplate, variables) => new UriTemplate(uriTemplate).expand(variables),
     matches: (uriTemplate, uri) => new UriTemplate(uriTemplate).match(uri) !== null,
+    // 2.4 answers with the URI as sent (an unparsable one gets "Resource URI … is invalid" instead).
+    echoed: (uri) => (URL.canParse(uri) ? uri : undefined),
   },
   // Over stdio there is no auth middleware, so nothing verified reaches the gate.
   servable: (caller) => (caller.endpoint === '' && caller.auth !== undefined ? { ...caller, auth: undefined } : caller),

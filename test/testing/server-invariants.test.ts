@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { createMcpHandler, McpServer } from '@modelcontextprotocol/server';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { clientCapabilitiesMetaKey } from '../../src/adapter/envelope.js';
 import { compilePolicy } from '../../src/core/policy/compile-policy.js';
 import { createDemoServer } from '../../src/demo/demo-server.js';
@@ -43,6 +43,33 @@ describe('checkGateInvariants (mcp-gate/server, McpServer 2.4)', () => {
       }),
       propertyParameters(25),
     );
+  });
+
+  it('sends names beyond ASCII as the v2 SDK reads them, and expects unknown URIs echoed as sent', async () => {
+    const warn = vi.spyOn(console, 'warn').mockImplementation(() => {}); // the SDK warns about non-ASCII tool names
+    try {
+      const createServer = () => {
+        const server = new McpServer({ name: 'intl', version: '1.0.0' });
+        server.registerTool('検索', { _meta: { 'mcp-gate': { groups: ['beta'] } } }, async () => ({ content: [] }));
+        server.registerTool(' padded', {}, async () => ({ content: [] }));
+        server.registerPrompt('grüße', { _meta: { 'mcp-gate': { groups: ['beta'] } } }, () => ({ messages: [] }));
+        // Always hidden: SDK 2.4 cannot read a resource registered under a non-ASCII URI even ungated.
+        server.registerResource('notiz', 'docs://ünïcode', { _meta: { 'mcp-gate': { groups: ['secret'] } } }, async (uri) => ({ contents: [{ uri: uri.href, text: 'x' }] }));
+        return server;
+      };
+      const policy = {
+        version: 1 as const,
+        default: 'allow' as const,
+        rules: [
+          { id: 'secret', effect: 'deny' as const, appliesTo: { groups: ['secret'] } },
+          { id: 'beta', effect: 'deny' as const, appliesTo: { groups: ['beta'] }, when: { '!=': [{ var: 'request.headers.x-canary' }, '1'] } },
+        ],
+      };
+      const report = await checkGateInvariants(createServer, policy, { numRuns: 8, everyClientProfile: false });
+      expect(report.requests).toBeGreaterThan(100);
+    } finally {
+      warn.mockRestore();
+    }
   });
 
   it('throws the same readable error as on v1, comparing with the v2 SDK’s own not-found answer', async () => {
