@@ -1,3 +1,4 @@
+import { PolicyOptionError } from '../core/errors.js';
 import fc from 'fast-check';
 import type { Policy } from '../core/policy/types.js';
 import type { PolicyDocument } from '../core/policy/schema.js';
@@ -74,8 +75,8 @@ export async function checkGateInvariants(
   policy: Policy | PolicyDocument,
   options: CheckGateInvariantsOptions = {},
 ): Promise<GateInvariantsReport> {
-  if (typeof createServer !== 'function') throw new TypeError('mcp-gate/testing: createServer must be a function returning a new McpServer');
-  if (options.gate?.denied === 'explain') throw new TypeError('mcp-gate/testing: option "gate.denied" must be "hide": with "explain", hidden answers differ from unknown ones by design');
+  if (typeof createServer !== 'function') throw new PolicyOptionError('mcp-gate/testing: createServer must be a function returning a new McpServer');
+  if (options.gate?.denied === 'explain') throw new PolicyOptionError('mcp-gate/testing: option "gate.denied" must be "hide": with "explain", hidden answers differ from unknown ones by design');
   const perRun = positiveInteger(options.callersPerRun ?? 3, 'callersPerRun');
   const timeout = positiveInteger(options.timeout ?? 10_000, 'timeout');
   // One server up front, so a factory that returns something else fails here, not inside a run.
@@ -151,12 +152,12 @@ export async function checkGateInvariants(
 /** The driver for this server, loaded on demand so each SDK stays an optional peer dependency. */
 async function loadDriver(server: AnyMcpServer, requested: GateAdapter | undefined): Promise<GateDriver> {
   if (requested !== undefined && requested !== 'sdk' && requested !== 'server') {
-    throw new TypeError(`mcp-gate/testing: option "adapter" must be "sdk" or "server", got ${JSON.stringify(requested)}`);
+    throw new PolicyOptionError(`mcp-gate/testing: option "adapter" must be "sdk" or "server", got ${JSON.stringify(requested)}`);
   }
   const detected = detectAdapter(server);
   if (requested !== undefined && requested !== detected) {
     const flavours = { sdk: 'McpServer of @modelcontextprotocol/sdk 1.32.x', server: 'McpServer of @modelcontextprotocol/server 2.4.x' };
-    throw new TypeError(`mcp-gate/testing: option "adapter" is "${requested}", but createServer() returned an ${flavours[detected]}`);
+    throw new PolicyOptionError(`mcp-gate/testing: option "adapter" is "${requested}", but createServer() returned an ${flavours[detected]}`);
   }
   return detected === 'server' ? (await import('./server-driver.js')).serverDriver : (await import('./sdk-driver.js')).sdkDriver;
 }
@@ -168,6 +169,6 @@ class InvariantViolations extends Error {
 }
 
 function positiveInteger(value: number, option: string): number {
-  if (!Number.isSafeInteger(value) || value < 1) throw new TypeError(`mcp-gate/testing: option "${option}" must be a positive integer, got ${String(value)}`);
+  if (!Number.isSafeInteger(value) || value < 1) throw new PolicyOptionError(`mcp-gate/testing: option "${option}" must be a positive integer, got ${String(value)}`);
   return value;
 }

@@ -1,3 +1,4 @@
+import { PolicyOptionError } from '../core/errors.js';
 import type { McpServer as SdkMcpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { McpServer as ServerMcpServer } from '@modelcontextprotocol/server';
 import type { PrimitiveKind } from '../core/context.js';
@@ -32,7 +33,7 @@ function registriesOf(server: AnyMcpServer): Registries {
   const candidate = server as unknown as Record<string, unknown>;
   for (const field of registryFields) {
     if (candidate === null || typeof candidate !== 'object' || candidate[field] === null || typeof candidate[field] !== 'object') {
-      throw new TypeError(`mcp-gate/testing: createServer() must return ${supportedServers} (no ${field})`);
+      throw new PolicyOptionError(`mcp-gate/testing: createServer() must return ${supportedServers} (no ${field})`);
     }
   }
   return server as unknown as Registries;

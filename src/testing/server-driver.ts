@@ -1,3 +1,4 @@
+import { PolicyOptionError } from '../core/errors.js';
 import { createMcpHandler, InMemoryTransport, UriTemplate, type AuthInfo, type JSONRPCMessage, type McpRequestContext, type McpServer } from '@modelcontextprotocol/server';
 import { serveStdio } from '@modelcontextprotocol/server/stdio';
 import { createGate, type GateOptions } from '../server/index.js';
@@ -136,9 +137,9 @@ export const serverDriver: GateDriver = {
   servable: (caller) => (caller.endpoint === '' && caller.auth !== undefined ? { ...caller, auth: undefined } : caller),
   createGate(createServer, gateOptions, settings) {
     if (gateOptions['missingCapability'] === 'error') {
-      throw new TypeError('mcp-gate/testing: option "gate.missingCapability" must be "hide": with "error", hidden answers differ from unknown ones by design');
+      throw new PolicyOptionError('mcp-gate/testing: option "gate.missingCapability" must be "hide": with "error", hidden answers differ from unknown ones by design');
     }
-    if (gateOptions['request'] !== undefined) throw new TypeError('mcp-gate/testing: option "gate.request" is set by the kit, per request');
+    if (gateOptions['request'] !== undefined) throw new PolicyOptionError('mcp-gate/testing: option "gate.request" is set by the kit, per request');
     const gate = createGate(gateOptions as unknown as GateOptions);
     return {
       get policy() {
