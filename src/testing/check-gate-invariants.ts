@@ -10,7 +10,7 @@ import { GateInvariantError } from './errors.js';
 import { checkObservation, compareObservations } from './invariants.js';
 import { expectedView } from './oracle.js';
 import { observe, type Observation } from './probe.js';
-import { detectAdapter, type AnyMcpServer, type GateAdapter, type RegisteredPrimitive } from './registry.js';
+import { detectAdapter, gateAdapterOption, type AnyMcpServer, type GateAdapter, type RegisteredPrimitive } from './registry.js';
 
 export interface CheckGateInvariantsOptions {
   /**
@@ -150,10 +150,8 @@ export async function checkGateInvariants(
 }
 
 /** The driver for this server, loaded on demand so each SDK stays an optional peer dependency. */
-async function loadDriver(server: AnyMcpServer, requested: GateAdapter | undefined): Promise<GateDriver> {
-  if (requested !== undefined && requested !== 'sdk' && requested !== 'server') {
-    throw new PolicyOptionError(`mcp-gate/testing: option "adapter" must be "sdk" or "server", got ${JSON.stringify(requested)}`);
-  }
+async function loadDriver(server: AnyMcpServer, adapter: GateAdapter | undefined): Promise<GateDriver> {
+  const requested = gateAdapterOption(adapter);
   const detected = detectAdapter(server);
   if (requested !== undefined && requested !== detected) {
     const flavours = { sdk: 'McpServer of @modelcontextprotocol/sdk 1.32.x', server: 'McpServer of @modelcontextprotocol/server 2.4.x' };

@@ -24,6 +24,6 @@ export type { CallerConnection } from './connect.js';
 export { capabilitiesSeenByServer, expectedView } from './oracle.js';
 export type { ExpectedView, OracleOptions } from './oracle.js';
 export { createRegistryServer, registries, registryMetadata } from './registries.js';
-export type { AnnotationSource, Registry, RegistryOptions, RegistryPrompt, RegistryResource, RegistryTemplate, RegistryTool } from './registries.js';
+export type { AnnotationSource, Registry, RegistryOptions, RegistryPrompt, RegistryResource, RegistryServerOptions, RegistryTemplate, RegistryTool } from './registries.js';
 export { readRegistry } from './registry.js';
 export type { AnyMcpServer, GateAdapter, RegisteredPrimitive } from './registry.js';

@@ -1,11 +1,12 @@
 import fc from 'fast-check';
-import { completable } from '@modelcontextprotocol/sdk/server/completable.js';
-import { McpServer, ResourceTemplate } from '@modelcontextprotocol/sdk/server/mcp.js';
-import { z } from 'zod';
+import type { McpServer as SdkMcpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import type { McpServer as ServerMcpServer } from '@modelcontextprotocol/server';
 import type { PrimitiveAnnotation } from '../core/context.js';
 import { annotations, type AnnotationOptions } from './metadata.js';
+import { gateAdapterOption, type GateAdapter } from './registry.js';
+import { sdkRegistryServer } from './sdk-registry-server.js';
 
-/** A server's registrations as data: `createRegistryServer` turns it into a real McpServer. */
+/** A server's registrations as data: `createRegistryServer` turns it into a real McpServer of either SDK. */
 export interface Registry {
   readonly tools: readonly RegistryTool[];
   readonly prompts: readonly RegistryPrompt[];
@@ -105,45 +106,122 @@ export function registries(options: RegistryOptions = {}): fc.Arbitrary<Registry
     }));
 }
 
-const text = (value: string) => ({ content: [{ type: 'text' as const, text: value }] });
-const gateMeta = (annotation: PrimitiveAnnotation, source: AnnotationSource) => (source === 'meta' ? { _meta: { 'mcp-gate': annotation } } : {});
+export interface RegistryServerOptions {
+  /** Which McpServer to build: `'sdk'` (@modelcontextprotocol/sdk 1.32, the default) or `'server'` (@modelcontextprotocol/server 2.4). */
+  readonly adapter?: GateAdapter;
+}
 
-/** A real McpServer with the registry's registrations; annotations in `_meta` where the registry says so. */
-export function createRegistryServer(registry: Registry): McpServer {
-  const server = new McpServer({ name: 'mcp-gate-testing-registry', version: '1.0.0' });
+type GateMeta = { readonly _meta?: Record<string, unknown> };
+type TextContent = { type: 'text'; text: string };
+
+// What the registry asks of one registration, in terms both SDKs take; each SDK's side
+// (sdk-registry-server.ts, server-registry-server.ts) adds its schemas and registers it.
+export interface ToolRegistration {
+  readonly name: string;
+  readonly config: { readonly description: string } & GateMeta;
+  /** Register an input schema with one required string `text`. */
+  readonly requiresText: boolean;
+  readonly run: () => Promise<{ content: TextContent[] }>;
+}
+
+export interface PromptRegistration {
+  readonly name: string;
+  readonly config: { readonly description: string } & GateMeta;
+  /** Completions of the `topic` argument; without, `topic` is an optional string. */
+  readonly completeTopic: (() => string[]) | undefined;
+  readonly get: () => { messages: { role: 'user'; content: TextContent }[] };
+}
+
+export interface ResourceRegistration {
+  readonly name: string;
+  readonly uri: string;
+  readonly config: { readonly mimeType: string } & GateMeta;
+  readonly read: (uri: URL) => Promise<{ contents: { uri: string; text: string }[] }>;
+}
+
+export interface TemplateRegistration extends Omit<ResourceRegistration, 'uri'> {
+  readonly uriTemplate: string;
+  readonly callbacks: {
+    list: (() => Promise<{ resources: { uri: string; name: string }[] }>) | undefined;
+    complete?: Record<string, () => string[]>;
+  };
+}
+
+/** One SDK's side of `createRegistryServer`: its McpServer, schemas, `completable` and `ResourceTemplate`. */
+export interface RegistrySdk<Server> {
+  createServer(info: { name: string; version: string }): Server;
+  registerTool(server: Server, tool: ToolRegistration): void;
+  registerPrompt(server: Server, prompt: PromptRegistration): void;
+  registerResource(server: Server, resource: ResourceRegistration): void;
+  registerTemplate(server: Server, template: TemplateRegistration): void;
+}
+
+// SDK 1.32's registerPrompt takes no `_meta`, so there a prompt's annotation can only reach the
+// gate through its `metadata` option; 2.4 keeps prompt `_meta`.
+const keepsPromptMeta: Readonly<Record<GateAdapter, boolean>> = { sdk: false, server: true };
+
+const text = (value: string) => ({ content: [{ type: 'text' as const, text: value }] });
+const gated = (annotation: PrimitiveAnnotation) => ({ _meta: { 'mcp-gate': annotation } });
+const gateMeta = (annotation: PrimitiveAnnotation, source: AnnotationSource) => (source === 'meta' ? gated(annotation) : {});
+
+/**
+ * A real McpServer with the registry's registrations; annotations in `_meta` where the registry says so.
+ * With `adapter: 'server'` it resolves to an McpServer 2.4, importing @modelcontextprotocol/server only then.
+ */
+export function createRegistryServer(registry: Registry, options?: { readonly adapter?: 'sdk' }): SdkMcpServer;
+export function createRegistryServer(registry: Registry, options: { readonly adapter: 'server' }): Promise<ServerMcpServer>;
+export function createRegistryServer(registry: Registry, options?: RegistryServerOptions): SdkMcpServer | Promise<ServerMcpServer>;
+export function createRegistryServer(registry: Registry, options: RegistryServerOptions = {}): SdkMcpServer | Promise<ServerMcpServer> {
+  const adapter = gateAdapterOption(options.adapter) ?? 'sdk';
+  if (adapter === 'sdk') return buildRegistryServer(registry, sdkRegistryServer, adapter);
+  return import('./server-registry-server.js').then(({ serverRegistryServer }) => buildRegistryServer(registry, serverRegistryServer, adapter));
+}
+
+function buildRegistryServer<Server>(registry: Registry, sdk: RegistrySdk<Server>, adapter: GateAdapter): Server {
+  const server = sdk.createServer({ name: 'mcp-gate-testing-registry', version: '1.0.0' });
   for (const tool of registry.tools) {
-    const inputSchema = tool.requiresArguments ? { text: z.string() } : undefined;
-    server.registerTool(tool.key, { description: `tool ${tool.key}`, inputSchema, ...gateMeta(tool.annotation, tool.source) }, async () => text(`${tool.key} ran`));
+    const config = { description: `tool ${tool.key}`, ...gateMeta(tool.annotation, tool.source) };
+    sdk.registerTool(server, { name: tool.key, config, requiresText: tool.requiresArguments, run: async () => text(`${tool.key} ran`) });
   }
   for (const prompt of registry.prompts) {
-    const argsSchema = { topic: prompt.completable ? completable(z.string(), () => ['alpha', 'beta']) : z.string().optional() };
-    server.registerPrompt(prompt.name, { description: `prompt ${prompt.name}`, argsSchema }, () => ({
-      messages: [{ role: 'user', content: { type: 'text', text: prompt.name } }],
-    }));
+    const config = { description: `prompt ${prompt.name}`, ...(keepsPromptMeta[adapter] ? gated(prompt.annotation) : {}) };
+    sdk.registerPrompt(server, {
+      name: prompt.name,
+      config,
+      completeTopic: prompt.completable ? () => ['alpha', 'beta'] : undefined,
+      get: () => ({ messages: [{ role: 'user', content: { type: 'text', text: prompt.name } }] }),
+    });
   }
   for (const resource of registry.resources) {
-    server.registerResource(resource.name, resource.uri, { mimeType: 'text/plain', ...gateMeta(resource.annotation, resource.source) }, async (uri) => ({
-      contents: [{ uri: uri.href, text: resource.name }],
-    }));
+    const config = { mimeType: 'text/plain', ...gateMeta(resource.annotation, resource.source) };
+    sdk.registerResource(server, { name: resource.name, uri: resource.uri, config, read: async (uri) => ({ contents: [{ uri: uri.href, text: resource.name }] }) });
   }
   for (const template of registry.templates) {
     const variable = template.uriTemplate.slice(template.uriTemplate.indexOf('{') + 1, template.uriTemplate.indexOf('}'));
-    const resourceTemplate = new ResourceTemplate(template.uriTemplate, {
+    const callbacks = {
       list: template.lists ? async () => ({ resources: [{ uri: template.uriTemplate.replace(`{${variable}}`, '1'), name: `${template.name} 1` }] }) : undefined,
       ...(template.completable ? { complete: { [variable]: () => ['1', '2'] } } : {}),
+    };
+    sdk.registerTemplate(server, {
+      name: template.name,
+      uriTemplate: template.uriTemplate,
+      callbacks,
+      config: { mimeType: 'text/plain', ...gateMeta(template.annotation, template.source) },
+      read: async (uri) => ({ contents: [{ uri: uri.href, text: `${template.name} at ${uri.href}` }] }),
     });
-    server.registerResource(template.name, resourceTemplate, { mimeType: 'text/plain', ...gateMeta(template.annotation, template.source) }, async (uri) => ({
-      contents: [{ uri: uri.href, text: `${template.name} at ${uri.href}` }],
-    }));
   }
   return server;
 }
 
-/** The gate's `metadata` option for the registry: annotations kept out of `_meta`, and every prompt's (SDK 1.32 drops prompt `_meta`). */
-export function registryMetadata(registry: Registry): Record<string, PrimitiveAnnotation> {
+/**
+ * The gate's `metadata` option for `createRegistryServer(registry, options)`: the annotations kept
+ * out of `_meta`, and on the v1 SDK every prompt's (SDK 1.32 drops prompt `_meta`).
+ */
+export function registryMetadata(registry: Registry, options: RegistryServerOptions = {}): Record<string, PrimitiveAnnotation> {
+  const adapter = gateAdapterOption(options.adapter) ?? 'sdk';
   const metadata: Record<string, PrimitiveAnnotation> = {};
   for (const tool of registry.tools) if (tool.source === 'option') metadata[`tool:${tool.key}`] = tool.annotation;
-  for (const prompt of registry.prompts) metadata[`prompt:${prompt.name}`] = prompt.annotation;
+  if (!keepsPromptMeta[adapter]) for (const prompt of registry.prompts) metadata[`prompt:${prompt.name}`] = prompt.annotation;
   for (const resource of registry.resources) if (resource.source === 'option') metadata[`resource:${resource.uri}`] = resource.annotation;
   for (const template of registry.templates) if (template.source === 'option') metadata[`template:${template.name}`] = template.annotation;
   return metadata;

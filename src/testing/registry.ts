@@ -9,6 +9,14 @@ export type AnyMcpServer = SdkMcpServer | ServerMcpServer;
 /** Which gate drives a server: `'sdk'` is mcp-gate/sdk (v1), `'server'` is mcp-gate/server (v2). */
 export type GateAdapter = 'sdk' | 'server';
 
+/** An `adapter` option as given (undefined: not given); anything but `'sdk'` or `'server'` is refused, naming the option. */
+export function gateAdapterOption(adapter: GateAdapter | undefined): GateAdapter | undefined {
+  if (adapter !== undefined && adapter !== 'sdk' && adapter !== 'server') {
+    throw new PolicyOptionError(`mcp-gate/testing: option "adapter" must be "sdk" or "server", got ${JSON.stringify(adapter)}`);
+  }
+  return adapter;
+}
+
 // Both McpServers keep their registrations in the same four private fields, which both gates
 // read; the kit supports exactly the servers the gates support and fails loudly on any other.
 interface Entry {

@@ -1,0 +1,20 @@
+import { completable, McpServer, ResourceTemplate } from '@modelcontextprotocol/server';
+import * as z from 'zod/v4';
+import type { RegistrySdk } from './registries.js';
+
+/** `createRegistryServer` on McpServer 2.4: schemas as `z.object`; loaded only when asked for, so v1 users need no v2 SDK. */
+export const serverRegistryServer: RegistrySdk<McpServer> = {
+  createServer: (info) => new McpServer(info),
+  registerTool(server, { name, config, requiresText, run }) {
+    server.registerTool(name, { ...config, inputSchema: requiresText ? z.object({ text: z.string() }) : undefined }, run);
+  },
+  registerPrompt(server, { name, config, completeTopic, get }) {
+    server.registerPrompt(name, { ...config, argsSchema: z.object({ topic: completeTopic ? completable(z.string(), completeTopic) : z.string().optional() }) }, get);
+  },
+  registerResource(server, { name, uri, config, read }) {
+    server.registerResource(name, uri, config, read);
+  },
+  registerTemplate(server, { name, uriTemplate, callbacks, config, read }) {
+    server.registerResource(name, new ResourceTemplate(uriTemplate, callbacks), config, read);
+  },
+};
