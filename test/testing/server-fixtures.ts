@@ -1,9 +1,8 @@
-// v2 (McpServer of @modelcontextprotocol/server 2.4) counterparts of the kit's v1 fixtures, so the
-// same checks run through mcp-gate/server.
-import { completable, McpServer, ResourceTemplate } from '@modelcontextprotocol/server';
+// v2 (McpServer of @modelcontextprotocol/server 2.4) counterparts of the v1 fixtures, so the same
+// checks run through mcp-gate/server; random registries are `createRegistryServer(registry, { adapter: 'server' })`.
+import { McpServer, ResourceTemplate } from '@modelcontextprotocol/server';
 import * as z from 'zod/v4';
 import type { PrimitiveAnnotation } from '../../src/core/context.js';
-import { registryMetadata, type AnnotationSource, type Registry } from '../../src/testing/index.js';
 
 const text = (value: string) => ({ content: [{ type: 'text' as const, text: value }] });
 const gated = (annotation: PrimitiveAnnotation) => ({ 'mcp-gate': annotation });
@@ -45,42 +44,4 @@ export function createShopServerV2(): McpServer {
   server.registerTool('list_orders', { inputSchema: z.object({ customer: z.string() }) }, async ({ customer }) => text(`orders of ${customer}`));
   server.registerTool('refund_order', { inputSchema: z.object({ order: z.string() }), _meta: gated({ groups: ['admin'] }) }, async ({ order }) => text(`refunded ${order}`));
   return server;
-}
-
-const gateMeta = (annotation: PrimitiveAnnotation, source: AnnotationSource) => (source === 'meta' ? { _meta: gated(annotation) } : {});
-
-/** `createRegistryServer` on McpServer 2.4; prompts carry their annotation in `_meta` (2.4 keeps it). */
-export function createRegistryServerV2(registry: Registry): McpServer {
-  const server = new McpServer({ name: 'mcp-gate-testing-registry', version: '1.0.0' });
-  for (const tool of registry.tools) {
-    const inputSchema = tool.requiresArguments ? z.object({ text: z.string() }) : undefined;
-    server.registerTool(tool.key, { description: `tool ${tool.key}`, inputSchema, ...gateMeta(tool.annotation, tool.source) }, async () => text(`${tool.key} ran`));
-  }
-  for (const prompt of registry.prompts) {
-    const argsSchema = z.object({ topic: prompt.completable ? completable(z.string(), () => ['alpha', 'beta']) : z.string().optional() });
-    server.registerPrompt(prompt.name, { description: `prompt ${prompt.name}`, argsSchema, _meta: gated(prompt.annotation) }, () => ({
-      messages: [{ role: 'user', content: { type: 'text', text: prompt.name } }],
-    }));
-  }
-  for (const resource of registry.resources) {
-    server.registerResource(resource.name, resource.uri, { mimeType: 'text/plain', ...gateMeta(resource.annotation, resource.source) }, async (uri) => ({
-      contents: [{ uri: uri.href, text: resource.name }],
-    }));
-  }
-  for (const template of registry.templates) {
-    const variable = template.uriTemplate.slice(template.uriTemplate.indexOf('{') + 1, template.uriTemplate.indexOf('}'));
-    const resourceTemplate = new ResourceTemplate(template.uriTemplate, {
-      list: template.lists ? async () => ({ resources: [{ uri: template.uriTemplate.replace(`{${variable}}`, '1'), name: `${template.name} 1` }] }) : undefined,
-      ...(template.completable ? { complete: { [variable]: () => ['1', '2'] } } : {}),
-    });
-    server.registerResource(template.name, resourceTemplate, { mimeType: 'text/plain', ...gateMeta(template.annotation, template.source) }, async (uri) => ({
-      contents: [{ uri: uri.href, text: `${template.name} at ${uri.href}` }],
-    }));
-  }
-  return server;
-}
-
-/** The gate's `metadata` option for a v2 registry server: as `registryMetadata`, but prompts speak through `_meta`. */
-export function registryMetadataV2(registry: Registry): Record<string, PrimitiveAnnotation> {
-  return Object.fromEntries(Object.entries(registryMetadata(registry)).filter(([key]) => !key.startsWith('prompt:')));
 }

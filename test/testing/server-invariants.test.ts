@@ -1,21 +1,13 @@
-import fc from 'fast-check';
 import { createMcpHandler, McpServer } from '@modelcontextprotocol/server';
 import { describe, expect, it, vi } from 'vitest';
 import { clientCapabilitiesMetaKey } from '../../src/adapter/envelope.js';
-import { compilePolicy } from '../../src/core/policy/compile-policy.js';
 import { createDemoServer } from '../../src/demo/demo-server.js';
-import { callers, checkGateInvariants, defaultCallerDomains, GateInvariantError, policyDocuments, profileCallers, registries } from '../../src/testing/index.js';
+import { callers, checkGateInvariants, defaultCallerDomains, profileCallers } from '../../src/testing/index.js';
 import { modernEnvelope } from '../../src/testing/modern-requests.js';
-import { propertyParameters } from '../properties/seed.js';
 import { createServer as createEverythingServer, registryPolicyDocument } from '../server/fixtures.js';
-import { demoPolicy, listOnlyPolicy } from './fixtures.js';
-import { createDemoServerV2, createRegistryServerV2, createShopServerV2, registryMetadataV2 } from './server-fixtures.js';
-
-async function failureOf(check: Promise<unknown>): Promise<GateInvariantError> {
-  const error = await check.then(() => undefined, (caught: unknown) => caught);
-  expect(error).toBeInstanceOf(GateInvariantError);
-  return error as GateInvariantError;
-}
+import { demoPolicy } from './fixtures.js';
+import { checkRandomRegistries, expectFlakyPolicyReported, expectReadableFailure, expectRegistryChangeReported, selfModifyingServer } from './invariant-checks.js';
+import { createDemoServerV2, createShopServerV2 } from './server-fixtures.js';
 
 describe('checkGateInvariants (mcp-gate/server, McpServer 2.4)', () => {
   it('passes on the demo registry under the demo policy, for every real client profile and random callers', async () => {
@@ -32,17 +24,7 @@ describe('checkGateInvariants (mcp-gate/server, McpServer 2.4)', () => {
   });
 
   it('passes on random servers under random policies, with and without pagination', async () => {
-    await fc.assert(
-      fc.asyncProperty(registries(), policyDocuments(), fc.constantFrom(undefined, 1, 2), async (registry, policy, pageSize) => {
-        await checkGateInvariants(() => createRegistryServerV2(registry), policy, {
-          gate: { metadata: registryMetadataV2(registry), pageSize },
-          numRuns: 2,
-          callersPerRun: 2,
-          everyClientProfile: false,
-        });
-      }),
-      propertyParameters(25),
-    );
+    await checkRandomRegistries('server', 2);
   });
 
   it('sends names beyond ASCII as the v2 SDK reads them, and expects unknown URIs echoed as sent', async () => {
@@ -73,39 +55,18 @@ describe('checkGateInvariants (mcp-gate/server, McpServer 2.4)', () => {
   });
 
   it('throws the same readable error as on v1, comparing with the v2 SDK’s own not-found answer', async () => {
-    const error = await failureOf(checkGateInvariants(createShopServerV2, listOnlyPolicy, { everyClientProfile: false, numRuns: 5 }));
-    expect(error.seed).toBe(20261130);
-    expect(error.counterexample).toHaveLength(1);
-    expect(error.message).toMatch(/^gate invariants failed after \d+ run\(s\) \(seed 20261130, shrunk \d+ time\(s\)\)\n/);
-    expect(error.violations.some((line) => line.includes('hidden ≡ unknown: "refund_order" is not listed, but call answers isError "Input validation error'))).toBe(true);
-    expect(error.message).toContain('an unknown name gets error -32602 "Tool refund_order not found"');
-    expect(error.message).toContain(`replay: checkGateInvariants(createServer, policy, { seed: 20261130, path: ${JSON.stringify(error.path)} })`);
-    const replayed = await failureOf(checkGateInvariants(createShopServerV2, listOnlyPolicy, { everyClientProfile: false, seed: error.seed, path: error.path! }));
-    expect(replayed.counterexample).toEqual(error.counterexample);
+    await expectReadableFailure(createShopServerV2, {
+      violation: 'hidden ≡ unknown: "refund_order" is not listed, but call answers isError "Input validation error',
+      unknownAnswer: 'an unknown name gets error -32602 "Tool refund_order not found"',
+    });
   });
 
   it('reports a server that changes its own registry during ordinary traffic', async () => {
-    const createServer = () => {
-      const server = new McpServer({ name: 'self-modifying', version: '1.0.0' });
-      const victim = server.registerTool('victim', {}, async () => ({ content: [] }));
-      server.registerTool('cleanup', {}, async () => {
-        victim.update({ description: 'touched' });
-        return { content: [] };
-      });
-      return server;
-    };
-    const error = await failureOf(checkGateInvariants(createServer, { version: 1, default: 'allow' }, { everyClientProfile: false, numRuns: 1 }));
-    expect(error.violations).toContain('caller 1: registry unchanged: _registeredTools["victim"].description changed');
+    await expectRegistryChangeReported(selfModifyingServer(McpServer), ['caller 1: registry unchanged: _registeredTools["victim"].description changed']);
   });
 
   it('reports a policy whose decisions change from one request to the next', async () => {
-    let evaluations = 0;
-    const flaky = compilePolicy(
-      { version: 1, default: 'allow', rules: [{ id: 'flaky', effect: 'deny', when: { flip: [] } }] },
-      { operators: { flip: () => evaluations++ % 3 === 0 } },
-    );
-    const error = await failureOf(checkGateInvariants(createDemoServerV2, flaky, { everyClientProfile: false, numRuns: 3 }));
-    expect(error.violations.some((line) => /listed ⇔ usable|hidden ≡ unknown|sequential vs/.test(line))).toBe(true);
+    await expectFlakyPolicyReported(createDemoServerV2);
   });
 
   it('tells the two McpServers apart, and rejects options under which the invariants cannot hold, naming the option', async () => {
