@@ -1,5 +1,5 @@
 import { UsageError } from './io.js';
-import { closeMatches } from './suggest.js';
+import { closeMatches } from '../core/logic/suggest.js';
 
 export interface OptionSpec {
   readonly type: 'string' | 'boolean';

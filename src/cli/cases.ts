@@ -5,7 +5,7 @@ import { toPolicyIssues } from '../core/policy/schema.js';
 import type { Decision, Policy } from '../core/policy/types.js';
 import { displayPath, formatIssues, InputError, readJson, resolvePath, type CliIo } from './io.js';
 import { manifestPrimitiveSchema, toMetadata } from './manifest.js';
-import { findClientProfile, profileContext } from './profiles.js';
+import { findClientProfile, profileContext } from '../profiles/client-profiles.js';
 
 const stringRecord = z.record(z.string(), z.string());
 

@@ -3,7 +3,7 @@ import { toPolicyIssues } from '../core/policy/schema.js';
 import type { OptionSpecs, ParsedArgs } from './args.js';
 import { requestContextInputSchema } from './cases.js';
 import { parseJson, UsageError } from './io.js';
-import { describeProfile, findClientProfile, profileContext, type ClientProfile } from './profiles.js';
+import { describeProfile, findClientProfile, profileContext, type ClientProfile } from '../profiles/client-profiles.js';
 
 /** The endpoint a command assumes: the demo server's and the usual Streamable HTTP path. */
 export const defaultEndpoint = '/mcp';

@@ -9,7 +9,7 @@ import { serveCommand } from './commands/serve.js';
 import { testCommand } from './commands/test.js';
 import { validateCommand } from './commands/validate.js';
 import { exitCodes, InputError, UsageError, type CliIo } from './io.js';
-import { closeMatches } from './suggest.js';
+import { closeMatches } from '../core/logic/suggest.js';
 
 export type { CliIo } from './io.js';
 

@@ -7,7 +7,7 @@ import type { PrimitiveAnnotation, PrimitiveKind, PrimitiveMetadata } from '../c
 import { MetadataError, PolicyOptionError } from '../core/errors.js';
 import { readInternals, readSources } from '../sdk/server-internals.js';
 import { displayPath, InputError, readText, resolvePath, type CliIo } from './io.js';
-import { closeMatches } from './suggest.js';
+import { closeMatches } from '../core/logic/suggest.js';
 
 /** A module that builds the McpServer to gate, as `--server MODULE [--export NAME]` names it. */
 export interface ServerModule {

@@ -3,7 +3,7 @@
 // "who sees what" table for a few real client profiles. Ctrl-C stops it.
 import { readFile } from 'node:fs/promises';
 import { compilePolicy } from '../core/policy/compile-policy.js';
-import { findClientProfile } from '../cli/profiles.js';
+import { findClientProfile } from '../profiles/client-profiles.js';
 import { createGate } from '../sdk/index.js';
 import { startHttpHost } from '../serve/http-host.js';
 import { createDemoServer, demoMetadata } from './demo-server.js';

@@ -1,5 +1,5 @@
 import fc from 'fast-check';
-import { clientProfiles, type ClientProfile } from '../cli/profiles.js';
+import { clientProfiles, type ClientProfile } from '../profiles/client-profiles.js';
 import { createRequestContext, type RequestContext, type RequestContextInput } from '../core/context.js';
 
 /** Who calls: what one MCP client sends — its `initialize` and the HTTP request around each message. */

@@ -1,6 +1,6 @@
 import { mcpClients } from 'mcp-client-capabilities';
 import { describe, expect, it } from 'vitest';
-import { clientProfiles, findClientProfile, profileContext } from '../../src/cli/profiles.js';
+import { clientProfiles, findClientProfile, profileContext } from '../../src/profiles/client-profiles.js';
 import { runWith } from './memory-io.js';
 
 describe('clientProfiles', () => {

@@ -7,7 +7,7 @@ import { decideAll, servedKey } from '../decisions.js';
 import { exitCodes, loadAll, UsageError } from '../io.js';
 import { describeMetadata, loadPrimitives, serverOptionSpecs } from '../manifest.js';
 import { loadPolicy } from '../policy-file.js';
-import { clientProfiles } from '../profiles.js';
+import { clientProfiles } from '../../profiles/client-profiles.js';
 
 const command = 'mcp-gate diff';
 

@@ -6,7 +6,7 @@ import { decideAll, type PrimitiveDecision } from '../decisions.js';
 import { exitCodes, loadAll, UsageError } from '../io.js';
 import { loadPrimitives, serverOptionSpecs } from '../manifest.js';
 import { loadPolicy } from '../policy-file.js';
-import { describeProfile } from '../profiles.js';
+import { describeProfile } from '../../profiles/client-profiles.js';
 import { formatTable } from '../table.js';
 
 const command = 'mcp-gate explain';

@@ -1,7 +1,7 @@
 import type { Command } from '../command.js';
 import { writeLines } from '../command.js';
 import { exitCodes, UsageError } from '../io.js';
-import { clientProfiles } from '../profiles.js';
+import { clientProfiles } from '../../profiles/client-profiles.js';
 import { formatTable } from '../table.js';
 
 export const profilesCommand: Command = {

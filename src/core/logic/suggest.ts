@@ -1,10 +1,10 @@
 /** The closest known name to a misspelt one, or undefined when nothing is close. */
 export function suggestName(unknown: string, known: Iterable<string>): string | undefined {
-  const normalized = normalize(unknown);
+  const normalized = foldSeparators(unknown);
   let best: string | undefined;
   let bestDistance = Infinity;
   for (const candidate of known) {
-    if (normalize(candidate) === normalized) return candidate;
+    if (foldSeparators(candidate) === normalized) return candidate;
     const distance = editDistance(unknown.toLowerCase(), candidate.toLowerCase());
     if (distance < bestDistance) {
       best = candidate;
@@ -15,7 +15,8 @@ export function suggestName(unknown: string, known: Iterable<string>): string | 
   return bestDistance <= tolerance ? best : undefined;
 }
 
-function normalize(name: string): string {
+/** Operator names keep their symbols (`==` vs `!=`); only case and word separators are folded. */
+function foldSeparators(name: string): string {
   return name.toLowerCase().replace(/[_\-\s]/g, '');
 }
 
@@ -32,4 +33,27 @@ export function editDistance(a: string, b: string): number {
     previous = current;
   }
   return previous[b.length]!;
+}
+
+/** Candidates close to a misspelt name, best first: prefix/substring matches, then small edit distance. */
+export function closeMatches(input: string, candidates: Iterable<string>, limit = 3): string[] {
+  const wanted = normalize(input);
+  const scored: Array<{ candidate: string; score: number }> = [];
+  for (const candidate of candidates) {
+    const normalized = normalize(candidate);
+    let score: number;
+    if (wanted.length > 0 && (normalized.startsWith(wanted) || normalized.includes(wanted))) score = 0;
+    else score = editDistance(wanted, normalized);
+    // Allow roughly one typo per three characters; anything further is noise, not a suggestion.
+    if (score <= Math.max(1, Math.floor(wanted.length / 3))) scored.push({ candidate, score });
+  }
+  // Code-unit order, not localeCompare: the same suggestions on every machine and locale.
+  const order = (candidate: string) => `${normalize(candidate)}\u0000${candidate}`;
+  scored.sort((left, right) => left.score - right.score || (order(left.candidate) < order(right.candidate) ? -1 : 1));
+  return scored.slice(0, limit).map(({ candidate }) => candidate);
+}
+
+/** Lower-cased with separators dropped, so `Claude Code`, `claude-code` and `claude_code` are one name. */
+export function normalize(name: string): string {
+  return name.toLowerCase().replace(/[^a-z0-9]/g, '');
 }

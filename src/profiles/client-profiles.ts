@@ -1,7 +1,12 @@
 import { mcpClients, type McpClientRecord } from 'mcp-client-capabilities';
 import type { RequestContextInput } from '../core/context.js';
-import { UsageError } from './io.js';
-import { closeMatches, normalize } from './suggest.js';
+import { PolicyError } from '../core/errors.js';
+import { closeMatches, normalize } from '../core/logic/suggest.js';
+
+/** A client profile name that matches no profile, or several; the message lists close matches. */
+export class ClientProfileError extends PolicyError {
+  override name = 'ClientProfileError';
+}
 
 /** A real MCP client as the `mcp-client-capabilities` database records it. */
 export interface ClientProfile {
@@ -54,7 +59,7 @@ export function findClientProfile(name: string): ClientProfile {
   const loose = clientProfiles.filter((profile) => normalize(profile.id) === wanted || normalize(profile.title) === wanted);
   if (loose.length === 1) return loose[0]!;
   if (loose.length > 1) {
-    throw new UsageError(`client profile "${name}" is ambiguous: it names ${loose.map(describeProfile).join(', ')}; pass one of these ids`);
+    throw new ClientProfileError(`client profile "${name}" is ambiguous: it names ${loose.map(describeProfile).join(', ')}; pass one of these ids`);
   }
   const candidates = new Map<string, ClientProfile>();
   for (const profile of clientProfiles) {
@@ -67,7 +72,7 @@ export function findClientProfile(name: string): ClientProfile {
 }
 
 function unknownProfile(name: string, hint: string): never {
-  throw new UsageError(`unknown client profile "${name}"${hint}; run "mcp-gate profiles" to list all ${clientProfiles.length}`);
+  throw new ClientProfileError(`unknown client profile "${name}"${hint}; run "mcp-gate profiles" to list all ${clientProfiles.length}`);
 }
 
 /** `cursor-vscode (Cursor)`; the id alone when it is the title. */
