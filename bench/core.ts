@@ -89,6 +89,8 @@ interface ShapeResult {
 
 interface Implementations {
   readonly evaluate: (context: RequestContext, primitive: PrimitiveMetadata) => boolean;
+  /** How mcp-gate filters a list: decisions bound to one request (request-only conditions run once). */
+  readonly forContext: (context: RequestContext) => (primitive: PrimitiveMetadata) => boolean;
   readonly predicate: (context: RequestContext, primitive: PrimitiveMetadata) => boolean;
   readonly jsonLogicApply: (data: unknown) => boolean;
   readonly engineBuilt: (data: unknown) => boolean;
@@ -123,6 +125,7 @@ function buildImplementations(shape: Shape): Implementations {
   const identity = (primitive: PrimitiveMetadata) => primitive;
   return {
     evaluate: policy.evaluate,
+    forContext: policy.forContext,
     predicate,
     jsonLogicApply,
     engineBuilt,
@@ -199,12 +202,16 @@ function checkAgreement(shape: Shape, impls: Implementations, samples: Samples):
   shape.contexts.forEach((context, contextIndex) => {
     shape.primitives.forEach((primitive, index) => checkAll(context, primitive, samples.listData[contextIndex]![index], true));
     checkList('createVisibilityFilter (miss)', impls.cachedFilter.visible(context), context);
+    const decide = impls.forContext(context);
+    checkList('policy.forContext', shape.primitives.filter((primitive) => decide(primitive)), context);
   });
   for (const context of shape.contexts) checkList('createVisibilityFilter (hit)', impls.cachedFilter.visible(context), context);
   shape.uniqueContexts.forEach((context, contextIndex) => {
     const withBaselines = contextIndex < uniqueCheckedByBaselines;
     for (const primitive of shape.primitives) checkAll(context, primitive, mergeData(context, primitive), withBaselines);
     checkList('createVisibilityFilter (unique)', impls.uniqueFilter.visible(context), context);
+    const decide = impls.forContext(context);
+    checkList('policy.forContext (unique)', shape.primitives.filter((primitive) => decide(primitive)), context);
   });
 
   // The unique scenario must really miss: distinct keys, more of them than the cache holds.
@@ -226,7 +233,7 @@ function checkAgreement(shape: Shape, impls: Implementations, samples: Samples):
 
 function createCases(shape: Shape, impls: Implementations, samples: Samples): ShapeCase[] {
   const { pairContexts, pairPrimitives, pairData, listData } = samples;
-  const { evaluate, predicate, jsonLogicApply, engineBuilt, hand, cachedFilter, uniqueFilter } = impls;
+  const { evaluate, forContext, predicate, jsonLogicApply, engineBuilt, hand, cachedFilter, uniqueFilter } = impls;
   const primitives = shape.primitives;
   const contexts = shape.contexts;
   const uniqueContexts = shape.uniqueContexts;
@@ -321,14 +328,14 @@ function createCases(shape: Shape, impls: Implementations, samples: Samples): Sh
       id: 'recurring.gate',
       scenario: 'recurring',
       implementation: 'gate',
-      label: 'mcp-gate policy.evaluate, loop',
+      label: 'mcp-gate policy.forContext, loop',
       opsPerRun: callers,
       run() {
         let total = 0;
         for (let caller = 0; caller < callers; caller++) {
-          const context = contexts[caller]!;
+          const decide = forContext(contexts[caller]!);
           const visible: PrimitiveMetadata[] = [];
-          for (let index = 0; index < size; index++) if (evaluate(context, primitives[index]!)) visible.push(primitives[index]!);
+          for (let index = 0; index < size; index++) if (decide(primitives[index]!)) visible.push(primitives[index]!);
           total += visible.length;
         }
         return total;
@@ -411,15 +418,15 @@ function createCases(shape: Shape, impls: Implementations, samples: Samples): Sh
       id: 'unique.gate',
       scenario: 'unique',
       implementation: 'gate',
-      label: 'mcp-gate policy.evaluate, loop',
+      label: 'mcp-gate policy.forContext, loop',
       opsPerRun: callers,
       run() {
         let total = 0;
         for (let caller = 0; caller < callers; caller++) {
-          const context = uniqueContexts[uniqueGateNext]!;
+          const decide = forContext(uniqueContexts[uniqueGateNext]!);
           uniqueGateNext = (uniqueGateNext + 1) % uniqueCount;
           const visible: PrimitiveMetadata[] = [];
-          for (let index = 0; index < size; index++) if (evaluate(context, primitives[index]!)) visible.push(primitives[index]!);
+          for (let index = 0; index < size; index++) if (decide(primitives[index]!)) visible.push(primitives[index]!);
           total += visible.length;
         }
         return total;
@@ -561,7 +568,7 @@ function printShape(shape: ShapeResult): void {
 }
 
 function printTargets(checks: readonly TargetCheck[]): void {
-  console.log('\nTargets (issue 2), mcp-gate policy.evaluate:');
+  console.log('\nTargets (issue 2), mcp-gate policy.evaluate (one evaluation) and policy.forContext (lists):');
   for (const check of checks) {
     const mark = check.met ? 'met   ' : 'MISSED';
     console.log(`  ${mark} ${check.shape.padEnd(12)} ${check.scenario.padEnd(9)} ${check.target.padEnd(36)} ${formatRatio(check.value)}`);

@@ -13,6 +13,7 @@ export function isPolicy(value: unknown): value is Policy {
   const candidate = value as Partial<Record<keyof Policy, unknown>>;
   return (
     typeof candidate.evaluate === 'function' &&
+    typeof candidate.forContext === 'function' &&
     typeof candidate.explain === 'function' &&
     typeof candidate.contextKeyFor === 'function' &&
     typeof candidate.readsFor === 'function' &&

@@ -37,6 +37,19 @@ export function createPolicyView(policy: Policy, onMissingCapabilities: MissingC
     return ignoreMissingCapabilities && context.client.capabilities === undefined ? entry.metadataIgnoringCapabilities : entry.metadata;
   }
 
+  /** Decisions for one request (conditions that read only the request run once per list). */
+  function decisionsFor(context: RequestContext): (entry: CatalogEntry) => boolean {
+    const decide = policy.forContext(context);
+    return function isVisibleEntry(entry) {
+      if (entry.metadataError) return false;
+      try {
+        return decide(metadataFor(context, entry)) === true;
+      } catch {
+        return false; // Policy promises not to throw; fail closed if one does anyway.
+      }
+    };
+  }
+
   function isVisible(context: RequestContext, entry: CatalogEntry): boolean {
     if (entry.metadataError) return false;
     try {
@@ -46,24 +59,29 @@ export function createPolicyView(policy: Policy, onMissingCapabilities: MissingC
     }
   }
 
-  function resolveTool(catalog: Catalog, publicName: string, context: RequestContext): CatalogEntry | undefined {
+  function chooseTool(catalog: Catalog, publicName: string, visible: (entry: CatalogEntry) => boolean): CatalogEntry | undefined {
     const candidates = catalog.toolCandidates(publicName);
     if (!candidates) return undefined;
     // An enabled version wins over a disabled one; a lone disabled one still resolves, so the
     // server answers "disabled" for it exactly as it would without the gate.
     let disabled: CatalogEntry | undefined;
     for (const candidate of candidates) {
-      if (!isVisible(context, candidate)) continue;
+      if (!visible(candidate)) continue;
       if (candidate.enabled) return candidate;
       disabled ??= candidate;
     }
     return disabled;
   }
 
+  function resolveTool(catalog: Catalog, publicName: string, context: RequestContext): CatalogEntry | undefined {
+    return chooseTool(catalog, publicName, (entry) => isVisible(context, entry));
+  }
+
   function computeVisible(catalog: Catalog, kind: PrimitiveKind, context: RequestContext): readonly CatalogEntry[] {
+    const visibleEntry = decisionsFor(context);
     const visible: CatalogEntry[] = [];
     if (kind !== 'tool') {
-      for (const entry of catalog.entries(kind)) if (isVisible(context, entry)) visible.push(entry);
+      for (const entry of catalog.entries(kind)) if (visibleEntry(entry)) visible.push(entry);
       return visible;
     }
     // A versioned tool appears once, at the position of its first registration, whichever version wins.
@@ -71,7 +89,7 @@ export function createPolicyView(policy: Policy, onMissingCapabilities: MissingC
     for (const entry of catalog.entries(kind)) {
       if (seenNames.has(entry.publicName)) continue;
       seenNames.add(entry.publicName);
-      const chosen = resolveTool(catalog, entry.publicName, context);
+      const chosen = chooseTool(catalog, entry.publicName, visibleEntry);
       if (chosen) visible.push(chosen);
     }
     return visible;

@@ -19,6 +19,7 @@ export function instrumentedPolicy(document: PolicyDocument): { policy: Policy; 
     readsFor: (primitives) => compiled.readsFor(primitives),
     contextKeyFor: (primitives) => compiled.contextKeyFor(primitives),
     evaluate: (context, primitive) => compiled.evaluate(context, primitive),
+    forContext: (context) => compiled.forContext(context),
     explain(context, primitive) {
       explains++;
       return compiled.explain(context, primitive);

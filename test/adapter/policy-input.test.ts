@@ -6,7 +6,14 @@ describe('isPolicy', () => {
   it('asks for the members the adapters call: contextKeyFor, not contextKey', () => {
     const compiled = compilePolicy({ version: 1, default: 'allow' });
     expect(isPolicy(compiled)).toBe(true);
-    const called = { revision: compiled.revision, evaluate: compiled.evaluate, explain: compiled.explain, readsFor: compiled.readsFor, contextKeyFor: compiled.contextKeyFor };
+    const called = {
+      revision: compiled.revision,
+      evaluate: compiled.evaluate,
+      forContext: compiled.forContext,
+      explain: compiled.explain,
+      readsFor: compiled.readsFor,
+      contextKeyFor: compiled.contextKeyFor,
+    };
     expect(isPolicy(called)).toBe(true);
     const { contextKeyFor: _contextKeyFor, ...withoutContextKeyFor } = called;
     expect(isPolicy({ ...withoutContextKeyFor, contextKey: compiled.contextKey })).toBe(false);

@@ -80,9 +80,12 @@ describe('gate (faults in the policy)', () => {
 
   it('fails closed when a hand-written Policy breaks its promise and throws', async () => {
     const healthy = compilePolicy({ version: 1, default: 'allow' });
+    const evaluate: Policy['evaluate'] = (context, primitive) =>
+      primitive.name === 'insights' ? (() => { throw new Error('broken policy'); })() : healthy.evaluate(context, primitive);
     const throwing: Policy = {
       ...healthy,
-      evaluate: (context, primitive) => (primitive.name === 'insights' ? (() => { throw new Error('broken policy'); })() : healthy.evaluate(context, primitive)),
+      evaluate,
+      forContext: (context) => (primitive) => evaluate(context, primitive),
       explain: (context, primitive) => healthy.explain(context, primitive),
     };
     const connection = await serveDemo(throwing);

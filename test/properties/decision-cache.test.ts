@@ -33,6 +33,31 @@ describe('decision cache', () => {
     );
   });
 
+  it('gives one long-lived policy the answers a fresh policy gives (per-request memos never go stale)', () => {
+    fc.assert(
+      fc.property(policyDocument, fc.array(fc.tuple(requestContext, primitiveMetadata), { minLength: 1, maxLength: 40 }), (document, calls) => {
+        const policy = compilePolicy(document);
+        for (const [context, primitive] of calls) {
+          expect(policy.evaluate(context, primitive)).toBe(compilePolicy(document).evaluate(context, primitive));
+        }
+      }),
+      propertyParameters(200),
+    );
+  });
+
+  it('decides a list through forContext exactly as evaluate decides each primitive', () => {
+    fc.assert(
+      fc.property(policyDocument, fc.array(primitiveMetadata, { minLength: 1, maxLength: 12 }), fc.array(requestContext, { minLength: 1, maxLength: 6 }), (document, primitives, contexts) => {
+        const policy = compilePolicy(document);
+        for (const context of contexts) {
+          const decide = policy.forContext(context);
+          expect(primitives.map((primitive) => decide(primitive))).toEqual(primitives.map((primitive) => compilePolicy(document).evaluate(context, primitive)));
+        }
+      }),
+      propertyParameters(300),
+    );
+  });
+
   it('agrees with explain on every decision', () => {
     fc.assert(
       fc.property(policyDocument, primitiveMetadata, requestContext, (document, primitive, context) => {

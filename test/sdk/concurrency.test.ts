@@ -42,13 +42,21 @@ describe('gate (concurrency)', () => {
     const barrier = createBarrier(canaryCallers);
     const contextsSeen = new Map<string, Set<string>>();
     // Records, per caller id, which canary headers the gate's contexts carried for it.
+    const record = (context: RequestContext) => {
+      const id = context.request.headers['x-caller'] ?? '?';
+      if (!contextsSeen.has(id)) contextsSeen.set(id, new Set());
+      contextsSeen.get(id)!.add(`${context.request.headers['x-canary'] ?? '0'}|${context.client.name}`);
+    };
+    // Lists decide through forContext, calls through evaluate: record both.
     const recording = {
       ...canaryPolicy,
       evaluate(context: RequestContext, primitive: Parameters<typeof canaryPolicy.evaluate>[1]) {
-        const id = context.request.headers['x-caller'] ?? '?';
-        if (!contextsSeen.has(id)) contextsSeen.set(id, new Set());
-        contextsSeen.get(id)!.add(`${context.request.headers['x-canary'] ?? '0'}|${context.client.name}`);
+        record(context);
         return canaryPolicy.evaluate(context, primitive);
+      },
+      forContext(context: RequestContext) {
+        record(context);
+        return canaryPolicy.forContext(context);
       },
     };
     const gate = createGate({ policy: recording });

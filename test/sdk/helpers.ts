@@ -33,6 +33,7 @@ export function createTestPolicy(rule: Rule, calls?: { evaluations: number }): P
     readsFor: () => ['*'],
     contextKeyFor: () => contextKey,
     evaluate: (context, primitive) => explain(context, primitive).allowed,
+    forContext: (context) => (primitive) => explain(context, primitive).allowed,
     explain,
     contextKey,
   };

@@ -33,6 +33,11 @@ const recording = {
     seen.push(context);
     return policy.evaluate(context, primitive);
   },
+  // Lists decide through forContext.
+  forContext(context: RequestContext) {
+    seen.push(context);
+    return policy.forContext(context);
+  },
 };
 
 async function connect(harness: HttpHarness, path: string, headers: Record<string, string>, capabilities: ClientCapabilities = {}) {

@@ -1,17 +1,16 @@
 import type { PrimitiveMetadata, RequestContext } from '../context.js';
-import { joinPath, PolicyCompileError, PolicyError, type PolicyIssue } from '../errors.js';
-import { compileRuleCollectingIssues, toPolicyError, type CompiledRule, type CompileLogicOptions } from '../logic/compile.js';
+import { PolicyCompileError, PolicyError, type PolicyIssue } from '../errors.js';
+import { toPolicyError, type CompileLogicOptions } from '../logic/compile.js';
 import { createOperatorTable } from '../logic/operators.js';
-import type { OperatorDefinition } from '../logic/types.js';
 import { restoreBudget, startBudget } from '../logic/budget.js';
 import { isTruthy } from '../logic/truthy.js';
 import { defaultLimits } from '../logic/types.js';
 import { compileContextKey } from './context-key.js';
-import { createContextScope } from './context-scope.js';
 import { reportError } from './predicate.js';
 import { contentRevision } from './revision.js';
 import { describeUnmet, requirementReads, type MissingCapabilities } from './requirements.js';
-import { compileAppliesTo, createPlanner, type CompiledPolicyRule } from './rule-plan.js';
+import { compileRules } from './compile-rules.js';
+import { createPlanner, type CompiledPolicyRule } from './rule-plan.js';
 import { maxRules, policyDocumentSchema, toPolicyIssues, type NormalizedPolicyDocument, type PolicyDocument, type PolicyRule } from './schema.js';
 import type { Decision, EvaluationErrorHandler, Policy } from './types.js';
 
@@ -57,10 +56,10 @@ function compileDocument(document: unknown, options: CompilePolicyOptions): Poli
     compileRules(salvageRules(document), ruleOptions, reads, issues);
     throw new PolicyCompileError(sortIssues(issues), options.source ?? 'policy');
   }
-  const usage = { iterates: false };
+  const usage = { iterates: false, memoSlots: 0 };
   const rules = compileRules(parsed.data.rules, ruleOptions, reads, issues, usage);
   if (issues.length > 0) throw new PolicyCompileError(issues, options.source ?? 'policy');
-  return createPolicy(parsed.data, rules, reads, usage.iterates, options);
+  return createPolicy(parsed.data, rules, reads, usage, options);
 }
 
 /** The rules of a document that failed validation, as far as they can be read, with their indexes. */
@@ -80,58 +79,11 @@ function sortIssues(issues: PolicyIssue[]): PolicyIssue[] {
   return issues.map((issue, order) => ({ issue, order })).sort((a, b) => position(a.issue.path) - position(b.issue.path) || a.order - b.order).map(({ issue }) => issue);
 }
 
-function compileRules(
-  documentRules: ReadonlyArray<Partial<PolicyRule> & Pick<PolicyRule, 'id'> & { index?: number }>,
-  options: CompilePolicyOptions & { operatorTable: ReadonlyMap<string, OperatorDefinition> },
-  reads: Set<string>,
-  issues: PolicyIssue[],
-  usage: { iterates: boolean } = { iterates: false },
-): CompiledPolicyRule[] {
-  const scope = createContextScope(reads);
-  const seen = new Map<string, number>();
-  // A document built in code may share one condition object between many rules: compile it
-  // once (its issues, if any, are reported at its first use).
-  const compiledConditions = new Map<unknown, { compiled: CompiledRule; path: string; issues: PolicyIssue[] }>();
-  function compileCondition(condition: unknown, path: string): CompiledRule {
-    const known = compiledConditions.get(condition);
-    if (known) {
-      // The same issues, reported again where this rule uses the condition.
-      for (const issue of known.issues) issues.push({ ...issue, path: path + issue.path.slice(known.path.length) });
-      return known.compiled;
-    }
-    const conditionIssues: PolicyIssue[] = [];
-    const compiled = compileRuleCollectingIssues(condition, { ...options, scope, path }, conditionIssues);
-    issues.push(...conditionIssues);
-    if (condition !== null && typeof condition === 'object') compiledConditions.set(condition, { compiled, path, issues: conditionIssues });
-    return compiled;
-  }
-  return documentRules.map((rule, position) => {
-    const index = rule.index ?? position;
-    const path = joinPath('rules', index);
-    const earlier = seen.get(rule.id);
-    if (earlier !== undefined) {
-      issues.push({ code: 'duplicate_rule_id', path: `${path}.id`, message: `rule id "${rule.id}" is already used by rules[${earlier}]` });
-    } else {
-      seen.set(rule.id, index);
-    }
-    let when = null;
-    let whenNeverArray = true;
-    if (rule.when !== undefined) {
-      const { root, iterates } = compileCondition(rule.when, `${path}.when`);
-      when = root.isConstant ? (isTruthy(root.constant) ? null : () => false) : root.evaluate;
-      whenNeverArray = root.neverArray;
-      if (iterates) usage.iterates = true;
-    }
-    const effect = rule.effect ?? 'deny';
-    return { id: rule.id, description: rule.description, effect, appliesTo: compileAppliesTo(rule.appliesTo), when, whenNeverArray };
-  });
-}
-
 function createPolicy(
   document: NormalizedPolicyDocument,
   rules: readonly CompiledPolicyRule[],
   ruleReads: ReadonlySet<string>,
-  iterates: boolean,
+  { iterates, memoSlots }: { iterates: boolean; memoSlots: number },
   options: CompilePolicyOptions,
 ): Policy {
   const enforce = document.enforceRequirements;
@@ -149,16 +101,23 @@ function createPolicy(
   }
 
   /** Whether a rule's condition holds; `when === null` means always. */
-  function holds(rule: CompiledPolicyRule, context: RequestContext, primitive: PrimitiveMetadata): boolean {
+  // A request's memo of rule values that do not depend on the primitive: 0 unknown, 1 false, 2 true.
+  type RequestMemo = Uint8Array | undefined;
+
+  function holds(rule: CompiledPolicyRule, context: RequestContext, primitive: PrimitiveMetadata, memo: RequestMemo): boolean {
     const when = rule.when;
     if (when === null) return true;
+    const slot = rule.memoSlot;
+    if (memo !== undefined && slot >= 0 && memo[slot] !== 0) return memo[slot] === 2;
     const value = when(context, primitive);
-    return rule.whenNeverArray ? !!value : isTruthy(value);
+    const result = rule.whenNeverArray ? !!value : isTruthy(value);
+    if (memo !== undefined && slot >= 0) memo[slot] = result ? 2 : 1;
+    return result;
   }
 
   // The hot path: one call per primitive per request. Indexed loops, no allocation, and the
   // iteration budget only for policies whose conditions iterate over arrays.
-  function decide(context: RequestContext, primitive: PrimitiveMetadata): boolean {
+  function decide(context: RequestContext, primitive: PrimitiveMetadata, memo?: RequestMemo): boolean {
     let ruleId: string | undefined;
     try {
       const plan = planFor(primitive);
@@ -168,13 +127,13 @@ function createPolicy(
       for (let index = 0; index < deny.length; index++) {
         const rule = deny[index]!;
         ruleId = rule.id;
-        if (holds(rule, context, primitive)) return false;
+        if (holds(rule, context, primitive, memo)) return false;
       }
       const allow = plan.allow;
       for (let index = 0; index < allow.length; index++) {
         const rule = allow[index]!;
         ruleId = rule.id;
-        if (holds(rule, context, primitive)) return true;
+        if (holds(rule, context, primitive, memo)) return true;
       }
       return allowByDefault;
     } catch (error) {
@@ -183,16 +142,22 @@ function createPolicy(
     }
   }
 
-  const evaluate = iterates
-    ? function evaluateWithBudget(context: RequestContext, primitive: PrimitiveMetadata): boolean {
-        const saved = startBudget(steps);
-        try {
-          return decide(context, primitive);
-        } finally {
-          restoreBudget(saved);
-        }
-      }
-    : decide;
+  function decideWithBudget(context: RequestContext, primitive: PrimitiveMetadata, memo?: RequestMemo): boolean {
+    const saved = startBudget(steps);
+    try {
+      return decide(context, primitive, memo);
+    } finally {
+      restoreBudget(saved);
+    }
+  }
+  const evaluate: (context: RequestContext, primitive: PrimitiveMetadata) => boolean = iterates ? decideWithBudget : decide;
+
+  /** Decisions for one request: conditions that read only the request are evaluated once, not per primitive. */
+  function forContext(context: RequestContext): (primitive: PrimitiveMetadata) => boolean {
+    if (memoSlots === 0) return (primitive) => evaluate(context, primitive);
+    const memo = new Uint8Array(memoSlots);
+    return iterates ? (primitive) => decideWithBudget(context, primitive, memo) : (primitive) => decide(context, primitive, memo);
+  }
 
   function explain(context: RequestContext, primitive: PrimitiveMetadata): Decision {
     const saved = startBudget(steps);
@@ -227,6 +192,7 @@ function createPolicy(
     cacheable: options.operators === undefined || Object.keys(options.operators).length === 0,
     readsFor,
     evaluate,
+    forContext,
     explain,
     contextKey: compileContextKey(reads),
     contextKeyFor: (primitives: readonly PrimitiveMetadata[]) => compileContextKey(readsFor(primitives)),

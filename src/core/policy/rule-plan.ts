@@ -13,6 +13,11 @@ export interface CompiledPolicyRule {
   readonly when: Evaluator | null;
   /** True when `when` never returns an array, so its truthiness is plain `!!`. */
   readonly whenNeverArray: boolean;
+  /**
+   * Index of this rule's value in a per-request memo when `when` depends on the request alone
+   * (one request needs it only once, however many primitives it filters); -1 otherwise.
+   */
+  readonly memoSlot: number;
 }
 
 /**

@@ -56,6 +56,11 @@ export interface Policy {
   /** A context key function over `readsFor(primitives)`. */
   contextKeyFor(primitives: readonly PrimitiveMetadata[]): (context: RequestContext) => string;
   evaluate(context: RequestContext, primitive: PrimitiveMetadata): boolean;
+  /**
+   * `evaluate` bound to one request, for filtering many primitives: conditions that read only the
+   * request (headers, client, auth) are evaluated once for the whole list. Same answers as `evaluate`.
+   */
+  forContext(context: RequestContext): (primitive: PrimitiveMetadata) => boolean;
   explain(context: RequestContext, primitive: PrimitiveMetadata): Decision;
   /** A string equal for two contexts iff they agree on every path in `reads` (a cache key). */
   contextKey(context: RequestContext): string;

@@ -37,10 +37,10 @@ export function createVisibilityFilter<T>(
   if (!Number.isInteger(minItems) || minItems < 0) throw new PolicyOptionError(`option minItemsToCache must be a non-negative integer, got ${String(minItems)}`);
   const metadata = items.map(metadataOf);
 
-  const evaluate = policy.evaluate;
   function computeVisible(context: RequestContext): T[] {
+    const decide = policy.forContext(context);
     const visible: T[] = [];
-    for (let index = 0; index < items.length; index++) if (evaluate(context, metadata[index]!)) visible.push(items[index]!);
+    for (let index = 0; index < items.length; index++) if (decide(metadata[index]!)) visible.push(items[index]!);
     return visible;
   }
 
