@@ -43,12 +43,22 @@ function shortCircuit(name: 'and' | 'or', stopOn: boolean): OperatorDefinition {
           return !value === !stopOn ? value : second(data, primitive);
         };
       }
-      const truthy = allNeverArray(args) ? (value: unknown) => !!value : isTruthy;
+      // Two loops rather than a truthiness callback: the hot one tests `!value` inline.
+      if (allNeverArray(args)) {
+        return function shortCircuitScalars(data, primitive) {
+          let value: unknown;
+          for (let index = 0; index < operands.length; index++) {
+            value = operands[index]!(data, primitive);
+            if (!value === !stopOn) return value;
+          }
+          return value;
+        };
+      }
       return function shortCircuitAll(data, primitive) {
         let value: unknown;
         for (let index = 0; index < operands.length; index++) {
           value = operands[index]!(data, primitive);
-          if (truthy(value) === stopOn) return value;
+          if (isTruthy(value) === stopOn) return value;
         }
         return value;
       };
