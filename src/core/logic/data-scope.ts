@@ -6,7 +6,6 @@ import type { DataScope } from './types.js';
  * bodies, whose data is the current item.
  */
 export const dataScope: DataScope = {
-  kind: 'data',
   resolveStatic(segments) {
     const read = compilePathReader(segments);
     return function readData(data) {

@@ -20,7 +20,6 @@ export interface CompiledArg {
 
 /** How `var`, `missing`, `has` and `fractional` find their data; differs between plain data and predicate mode. */
 export interface DataScope {
-  readonly kind: 'data' | 'context';
   /** Compile-time resolution of a pre-split static path; returns an issue message when the path is not allowed. */
   resolveStatic(segments: readonly string[]): Evaluator | string;
   /** Called at compile time when a rule resolves paths only known at run time (`var` of a computed path, `missing`). */

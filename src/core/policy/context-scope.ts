@@ -35,7 +35,6 @@ function isRoot(name: string): name is ContextRoot {
  */
 export function createContextScope(reads: Set<string>): DataScope {
   return {
-    kind: 'context',
     resolveStatic(segments) {
       const [root, ...rest] = segments;
       if (root === undefined || root === '') {

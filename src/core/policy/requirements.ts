@@ -72,7 +72,7 @@ function compileCapabilities(paths: readonly string[], onMissingCapabilities: Mi
   };
 }
 
-export function compileRequirements(primitive: PrimitiveMetadata, onMissingCapabilities: MissingCapabilities): RequirementCheck {
+function compileRequirements(primitive: PrimitiveMetadata, onMissingCapabilities: MissingCapabilities): RequirementCheck {
   const capabilityPaths = primitive.requires.capabilities;
   const capabilities = capabilityPaths.map((path) => ({ path, present: compilePresenceCheck(path) }));
   const capabilitiesMet = capabilityPaths.length > 0 ? compileCapabilities(capabilityPaths, onMissingCapabilities) : undefined;
