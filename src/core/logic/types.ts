@@ -44,7 +44,7 @@ export interface OperatorDefinition {
   /** When true, the compiler folds the call if every argument is constant. */
   readonly pure: boolean;
   /**
-   * Compile the args (already compiled unless `lazyArgs`) into an evaluator. Report bad literal
+   * Compile the (already compiled) args into an evaluator. Report bad literal
    * arguments through `ctx.report`; return any evaluator (it will not run) when reporting.
    */
   compile(args: readonly CompiledArg[], ctx: CompileContext, path: string): Evaluator;
