@@ -37,26 +37,24 @@ export function createPolicyView(policy: Policy, onMissingCapabilities: MissingC
     return ignoreMissingCapabilities && context.client.capabilities === undefined ? entry.metadataIgnoringCapabilities : entry.metadata;
   }
 
+  /** Fails closed: invalid metadata, or a Policy that breaks its promise not to throw, hides the entry. */
+  function visibleBy(decide: (metadata: PrimitiveMetadata) => boolean, context: RequestContext, entry: CatalogEntry): boolean {
+    if (entry.metadataError) return false;
+    try {
+      return decide(metadataFor(context, entry)) === true;
+    } catch {
+      return false;
+    }
+  }
+
   /** Decisions for one request (conditions that read only the request run once per list). */
   function decisionsFor(context: RequestContext): (entry: CatalogEntry) => boolean {
     const decide = policy.forContext(context);
-    return function isVisibleEntry(entry) {
-      if (entry.metadataError) return false;
-      try {
-        return decide(metadataFor(context, entry)) === true;
-      } catch {
-        return false; // Policy promises not to throw; fail closed if one does anyway.
-      }
-    };
+    return (entry) => visibleBy(decide, context, entry);
   }
 
   function isVisible(context: RequestContext, entry: CatalogEntry): boolean {
-    if (entry.metadataError) return false;
-    try {
-      return policy.evaluate(context, metadataFor(context, entry)) === true;
-    } catch {
-      return false; // Policy promises not to throw; fail closed if one does anyway.
-    }
+    return visibleBy((metadata) => policy.evaluate(context, metadata), context, entry);
   }
 
   function chooseTool(catalog: Catalog, publicName: string, visible: (entry: CatalogEntry) => boolean): CatalogEntry | undefined {
