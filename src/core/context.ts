@@ -134,7 +134,7 @@ export function createRequestContext(input: RequestContextInput = {}): RequestCo
       headers[key] = Object.hasOwn(headers, key) ? `${headers[key]}, ${value}` : value;
     }
   }
-  return Object.freeze({
+  const context = {
     request: Object.freeze({
       method: request?.method ?? '',
       headers: Object.freeze(headers),
@@ -153,7 +153,11 @@ export function createRequestContext(input: RequestContextInput = {}): RequestCo
       scopes: Object.freeze((auth?.scopes ?? []).filter((scope) => typeof scope === 'string')),
       claims: (copyPlainData(auth?.claims) ?? emptyRecord) as Record<string, unknown>,
     }),
-  });
+  };
+  // A hidden, mutable slot where a policy remembers what it has decided about this request that
+  // does not depend on the primitive. Sound because everything above is frozen all the way down.
+  Object.defineProperty(context, memoSlot, { value: { owner: undefined, memo: undefined }, enumerable: false });
+  return Object.freeze(context);
 }
 
 const emptyRecord = Object.freeze({});
@@ -205,6 +209,14 @@ export const planSlot: unique symbol = Symbol('mcp-gate.plan');
 export interface PlanSlot {
   owner: unknown;
   plan: unknown;
+}
+
+/** Key of the memo slot of contexts built by createRequestContext (see policy/request-memo.ts). */
+export const memoSlot: unique symbol = Symbol('mcp-gate.memo');
+
+export interface MemoSlot {
+  owner: unknown;
+  memo: unknown;
 }
 
 const maxCopiedDepth = 32;

@@ -1,5 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import type { RequestContext } from '../../src/core/context.js';
 import { compilePolicy } from '../../src/core/policy/compile-policy.js';
 import { createVisibilityFilter } from '../../src/core/policy/visibility-filter.js';
 import { policyDocument, primitiveMetadata, requestContext } from './policy-arbitraries.js';
@@ -42,6 +43,29 @@ describe('decision cache', () => {
         }
       }),
       propertyParameters(200),
+    );
+  });
+
+  it('answers a request seen before exactly as a request seen for the first time (per-context memos)', () => {
+    // A copy of the context's fields carries no memo slot, so it is always decided from scratch.
+    const cold = (context: RequestContext): RequestContext => ({ request: context.request, client: context.client, auth: context.auth });
+    fc.assert(
+      fc.property(
+        policyDocument,
+        policyDocument,
+        fc.array(requestContext, { minLength: 1, maxLength: 4 }),
+        fc.array(fc.tuple(fc.boolean(), fc.nat(), primitiveMetadata), { minLength: 1, maxLength: 40 }),
+        (first, second, contexts, calls) => {
+          // Two policies take turns on the same few contexts, so memos are reused and replaced.
+          const policies = [compilePolicy(first), compilePolicy(second)] as const;
+          for (const [useSecond, contextIndex, primitive] of calls) {
+            const policy = policies[useSecond ? 1 : 0];
+            const context = contexts[contextIndex % contexts.length]!;
+            expect(policy.evaluate(context, primitive)).toBe(policy.evaluate(cold(context), primitive));
+          }
+        },
+      ),
+      propertyParameters(300),
     );
   });
 

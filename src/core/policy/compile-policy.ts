@@ -11,6 +11,7 @@ import { contentRevision } from './revision.js';
 import { describeUnmet, requirementReads, type MissingCapabilities } from './requirements.js';
 import { compileRules } from './compile-rules.js';
 import { createPlanner, type CompiledPolicyRule } from './rule-plan.js';
+import { memoFor, RequestMemo } from './request-memo.js';
 import { maxRules, policyDocumentSchema, toPolicyIssues, type NormalizedPolicyDocument, type PolicyDocument, type PolicyRule } from './schema.js';
 import type { Decision, EvaluationErrorHandler, Policy } from './types.js';
 
@@ -83,7 +84,7 @@ function createPolicy(
   document: NormalizedPolicyDocument,
   rules: readonly CompiledPolicyRule[],
   ruleReads: ReadonlySet<string>,
-  { iterates, memoSlots }: { iterates: boolean; memoSlots: number },
+  { iterates }: { iterates: boolean; memoSlots: number },
   options: CompilePolicyOptions,
 ): Policy {
   const enforce = document.enforceRequirements;
@@ -101,28 +102,28 @@ function createPolicy(
   }
 
   /** Whether a rule's condition holds; `when === null` means always. */
-  // A request's memo of rule values that do not depend on the primitive: 0 unknown, 1 false, 2 true.
-  type RequestMemo = Uint8Array | undefined;
-
-  function holds(rule: CompiledPolicyRule, context: RequestContext, primitive: PrimitiveMetadata, memo: RequestMemo): boolean {
+  function holds(rule: CompiledPolicyRule, context: RequestContext, primitive: PrimitiveMetadata, memo: RequestMemo | undefined): boolean {
     const when = rule.when;
     if (when === null) return true;
     const slot = rule.memoSlot;
-    if (memo !== undefined && slot >= 0 && memo[slot] !== 0) return memo[slot] === 2;
+    if (memo !== undefined && slot >= 0) {
+      const known = memo.rule(slot);
+      if (known !== undefined) return known;
+    }
     const value = when(context, primitive);
     const result = rule.whenNeverArray ? !!value : isTruthy(value);
-    if (memo !== undefined && slot >= 0) memo[slot] = result ? 2 : 1;
+    if (memo !== undefined && slot >= 0) memo.setRule(slot, result);
     return result;
   }
 
   // The hot path: one call per primitive per request. Indexed loops, no allocation, and the
   // iteration budget only for policies whose conditions iterate over arrays.
-  function decide(context: RequestContext, primitive: PrimitiveMetadata, memo?: RequestMemo): boolean {
+  function decide(context: RequestContext, primitive: PrimitiveMetadata, memo: RequestMemo | undefined): boolean {
     let ruleId: string | undefined;
     try {
       const plan = planFor(primitive);
       const requirements = plan.requirements;
-      if (!requirements.isEmpty && !requirements.met(context)) return false;
+      if (!requirements.isEmpty && !requirements.met(context, memo)) return false;
       const deny = plan.deny;
       for (let index = 0; index < deny.length; index++) {
         const rule = deny[index]!;
@@ -142,7 +143,7 @@ function createPolicy(
     }
   }
 
-  function decideWithBudget(context: RequestContext, primitive: PrimitiveMetadata, memo?: RequestMemo): boolean {
+  function decideWithBudget(context: RequestContext, primitive: PrimitiveMetadata, memo: RequestMemo | undefined): boolean {
     const saved = startBudget(steps);
     try {
       return decide(context, primitive, memo);
@@ -150,12 +151,21 @@ function createPolicy(
       restoreBudget(saved);
     }
   }
-  const evaluate: (context: RequestContext, primitive: PrimitiveMetadata) => boolean = iterates ? decideWithBudget : decide;
 
-  /** Decisions for one request: conditions that read only the request are evaluated once, not per primitive. */
+  // Identifies this policy's memos in contexts (another policy's memo is never read).
+  const memoOwner = {};
+  const evaluate = iterates
+    ? function evaluateWithBudget(context: RequestContext, primitive: PrimitiveMetadata): boolean {
+        return decideWithBudget(context, primitive, memoFor(context, memoOwner));
+      }
+    : function evaluate(context: RequestContext, primitive: PrimitiveMetadata): boolean {
+        return decide(context, primitive, memoFor(context, memoOwner));
+      };
+
+  /** Decisions for one request: what reads only the request is decided once, not per primitive. */
   function forContext(context: RequestContext): (primitive: PrimitiveMetadata) => boolean {
-    if (memoSlots === 0) return (primitive) => evaluate(context, primitive);
-    const memo = new Uint8Array(memoSlots);
+    // A hand-made context gets a memo for this list only.
+    const memo = memoFor(context, memoOwner) ?? new RequestMemo();
     return iterates ? (primitive) => decideWithBudget(context, primitive, memo) : (primitive) => decide(context, primitive, memo);
   }
 

@@ -1,6 +1,7 @@
 import { compilePresenceCheck, type PresenceCheck } from '../logic/capability-path.js';
 import { compileGlob, type GlobMatcher } from '../logic/glob-matcher.js';
 import type { PrimitiveMetadata, RequestContext } from '../context.js';
+import type { RequestMemo } from './request-memo.js';
 import type { UnmetRequirement } from './types.js';
 
 export type MissingCapabilities = 'deny' | 'allow';
@@ -8,7 +9,8 @@ export type MissingCapabilities = 'deny' | 'allow';
 /** The metadata requirements of one primitive, compiled once; `unmet` returns null when met, else which one is not. */
 export interface RequirementCheck {
   readonly isEmpty: boolean;
-  met(context: RequestContext): boolean;
+  /** `memo` (this request's, when it has one) remembers whether each distinct capability set was declared. */
+  met(context: RequestContext, memo?: RequestMemo): boolean;
   unmet(context: RequestContext): UnmetRequirement | null;
 }
 
@@ -32,13 +34,23 @@ type Declared = RequestContext['client']['capabilities'];
 
 /**
  * Compiles requirement checks and shares them between primitives with identical requirements
- * (a registry has many tools but few distinct requirement sets). Each capability set remembers
- * its answer for the last frozen capabilities object it saw: contexts built by
- * createRequestContext share one frozen copy per session, so filtering a list of 1,000 tools
- * tests each distinct set once.
+ * (a registry has many tools but few distinct requirement sets). Each distinct capability set
+ * gets an index in the request memo, so one request tests each set once however many
+ * primitives require it; without a memo, a set remembers its answer for the last frozen
+ * capabilities object it saw (contexts of one session share one frozen copy).
  */
 export function createRequirementCompiler(onMissingCapabilities: MissingCapabilities): (primitive: PrimitiveMetadata) => RequirementCheck {
   const checks = new Map<string, RequirementCheck>();
+  const capabilitySets = new Map<string, CapabilitiesCheck>();
+  function capabilitiesCheck(paths: readonly string[]): CapabilitiesCheck {
+    const key = JSON.stringify(paths);
+    let check = capabilitySets.get(key);
+    if (check === undefined) {
+      check = compileCapabilities(paths, onMissingCapabilities, capabilitySets.size);
+      capabilitySets.set(key, check);
+    }
+    return check;
+  }
   return function requirementsOf(primitive) {
     const { capabilities, headers } = primitive.requires;
     const endpoints = primitive.endpoints;
@@ -46,18 +58,20 @@ export function createRequirementCompiler(onMissingCapabilities: MissingCapabili
     const key = JSON.stringify([capabilities, headers, endpoints]);
     let check = checks.get(key);
     if (check === undefined) {
-      check = compileRequirements(primitive, onMissingCapabilities);
+      check = compileRequirements(primitive, onMissingCapabilities, capabilities.length > 0 ? capabilitiesCheck(capabilities) : undefined);
       checks.set(key, check);
     }
     return check;
   };
 }
 
-function compileCapabilities(paths: readonly string[], onMissingCapabilities: MissingCapabilities): (declared: Declared) => boolean {
+type CapabilitiesCheck = (declared: Declared, memo: RequestMemo | undefined) => boolean;
+
+function compileCapabilities(paths: readonly string[], onMissingCapabilities: MissingCapabilities, memoIndex: number): CapabilitiesCheck {
   const checks: PresenceCheck[] = paths.map(compilePresenceCheck);
   let lastDeclared: Declared | null = null;
   let lastAnswer = false;
-  return function capabilitiesMet(declared) {
+  function test(declared: Declared): boolean {
     if (declared === lastDeclared) return lastAnswer;
     let answer = declared !== undefined || onMissingCapabilities === 'allow';
     if (declared !== undefined) {
@@ -69,21 +83,32 @@ function compileCapabilities(paths: readonly string[], onMissingCapabilities: Mi
       lastAnswer = answer;
     }
     return answer;
+  }
+  return function capabilitiesMet(declared, memo) {
+    if (memo === undefined) return test(declared);
+    const known = memo.capabilities(memoIndex);
+    if (known !== undefined) return known;
+    const answer = test(declared);
+    memo.setCapabilities(memoIndex, answer);
+    return answer;
   };
 }
 
-function compileRequirements(primitive: PrimitiveMetadata, onMissingCapabilities: MissingCapabilities): RequirementCheck {
+function compileRequirements(
+  primitive: PrimitiveMetadata,
+  onMissingCapabilities: MissingCapabilities,
+  capabilitiesMet: CapabilitiesCheck | undefined,
+): RequirementCheck {
   const capabilityPaths = primitive.requires.capabilities;
   const capabilities = capabilityPaths.map((path) => ({ path, present: compilePresenceCheck(path) }));
-  const capabilitiesMet = capabilityPaths.length > 0 ? compileCapabilities(capabilityPaths, onMissingCapabilities) : undefined;
   const headers = Object.entries(primitive.requires.headers).map(([name, value]) => ({ name: name.toLowerCase(), value }));
   const endpoints: GlobMatcher[] = primitive.endpoints.map(compileGlob);
   if (capabilities.length === 0 && headers.length === 0 && endpoints.length === 0) return noRequirements;
 
   return {
     isEmpty: false,
-    met(context) {
-      if (capabilitiesMet !== undefined && !capabilitiesMet(context.client.capabilities)) return false;
+    met(context, memo) {
+      if (capabilitiesMet !== undefined && !capabilitiesMet(context.client.capabilities, memo)) return false;
       for (let index = 0; index < headers.length; index++) {
         const header = headers[index]!;
         if (context.request.headers[header.name] !== header.value) return false;
