@@ -17,9 +17,11 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { LogicEngine } from 'json-logic-engine';
+import { memoSlot, type RequestMemo } from '../src/core/request-memo.js';
 import {
   compilePolicy,
   compilePredicate,
+  createRequestContext,
   createVisibilityFilter,
   type PrimitiveMetadata,
   type RequestContext,
@@ -53,7 +55,7 @@ const resultsFile = path.join(path.dirname(benchFile), 'results', 'core.json');
 const pairCount = 1024;
 const uniqueCheckedByBaselines = 64;
 
-type Scenario = 'one' | 'recurring' | 'unique';
+type Scenario = 'one' | 'first' | 'recurring' | 'unique';
 
 const cacheSize = 1000;
 
@@ -61,8 +63,11 @@ function count(value: number): string {
   return value.toLocaleString('en-US');
 }
 
+const scenarios: readonly Scenario[] = ['one', 'first', 'recurring', 'unique'];
+
 const scenarioTitles: Readonly<Record<Scenario, string>> = {
-  one: 'one evaluation (ns per decision)',
+  one: `one evaluation, ${recurringContexts} recurring request contexts (ns per decision)`,
+  first: 'one evaluation, the first decision for its request (ns per decision)',
   recurring: `filter ${count(registrySize)} primitives, ${recurringContexts} recurring callers (per list)`,
   unique: `filter ${count(registrySize)} primitives, all-unique callers (per list; ${count(uniqueContextCount)} callers cycle through a ${count(cacheSize)}-entry cache)`,
 };
@@ -140,6 +145,13 @@ function buildImplementations(shape: Shape): Implementations {
 
 interface Samples {
   readonly pairContexts: readonly RequestContext[];
+  /**
+   * Contexts equal to `pairContexts` whose memo is forgotten before every decision: each
+   * decision is made from scratch, as the one decision of a new request (a tools/call) is, on a
+   * context built the way adapters build them.
+   */
+  readonly pairFirstContexts: readonly RequestContext[];
+  readonly pairFirstMemos: readonly RequestMemo[];
   readonly pairPrimitives: readonly PrimitiveMetadata[];
   readonly pairData: readonly unknown[];
   /** Merged data per recurring context, per primitive. */
@@ -156,8 +168,13 @@ function createSamples(shape: Shape): Samples {
   }
   // Merged objects are built before timing: the baselines are measured as evaluators only.
   const pairData = pairContexts.map((context, index) => mergeData(context, pairPrimitives[index]!));
+  // Copies of the recurring callers (as hot in the CPU cache as the originals, like a context
+  // an adapter has just built), so forgetting their memos never touches the "one" scenario's.
+  const firstContexts = new Map(shape.contexts.map((context) => [context, createRequestContext(context)]));
+  const pairFirstContexts = pairContexts.map((context) => firstContexts.get(context)!);
+  const pairFirstMemos = pairFirstContexts.map((context) => (context as unknown as { [memoSlot]: RequestMemo })[memoSlot]);
   const listData = shape.contexts.map((context) => shape.primitives.map((primitive) => mergeData(context, primitive)));
-  return { pairContexts, pairPrimitives, pairData, listData };
+  return { pairContexts, pairFirstContexts, pairFirstMemos, pairPrimitives, pairData, listData };
 }
 
 class DisagreementError extends Error {
@@ -198,6 +215,9 @@ function checkAgreement(shape: Shape, impls: Implementations, samples: Samples):
   let allowed = 0;
   for (let index = 0; index < pairCount; index++) {
     if (checkAll(samples.pairContexts[index]!, samples.pairPrimitives[index]!, samples.pairData[index], true)) allowed++;
+    const first = samples.pairFirstContexts[index]!;
+    samples.pairFirstMemos[index]!.forget();
+    expectSame('mcp-gate policy.evaluate (first decision)', impls.evaluate(first, samples.pairPrimitives[index]!), impls.hand(first, samples.pairPrimitives[index]!), first, samples.pairPrimitives[index]!);
   }
   shape.contexts.forEach((context, contextIndex) => {
     shape.primitives.forEach((primitive, index) => checkAll(context, primitive, samples.listData[contextIndex]![index], true));
@@ -232,7 +252,7 @@ function checkAgreement(shape: Shape, impls: Implementations, samples: Samples):
 // Timed cases. Each loop is its own function literal so every call site in it stays monomorphic.
 
 function createCases(shape: Shape, impls: Implementations, samples: Samples): ShapeCase[] {
-  const { pairContexts, pairPrimitives, pairData, listData } = samples;
+  const { pairContexts, pairFirstContexts, pairFirstMemos, pairPrimitives, pairData, listData } = samples;
   const { evaluate, forContext, predicate, jsonLogicApply, engineBuilt, hand, cachedFilter, uniqueFilter } = impls;
   const primitives = shape.primitives;
   const contexts = shape.contexts;
@@ -292,6 +312,65 @@ function createCases(shape: Shape, impls: Implementations, samples: Samples): Sh
     {
       id: 'one.json-logic-engine',
       scenario: 'one',
+      implementation: 'json-logic-engine',
+      label: 'json-logic-engine build',
+      opsPerRun: pairCount,
+      run() {
+        let allowed = 0;
+        for (let index = 0; index < pairCount; index++) if (engineBuilt(pairData[index])) allowed++;
+        return allowed;
+      },
+    },
+  );
+
+  cases.push(
+    {
+      id: 'first.hand',
+      scenario: 'first',
+      implementation: 'hand',
+      label: 'hand-written closure',
+      opsPerRun: pairCount,
+      run() {
+        let allowed = 0;
+        for (let index = 0; index < pairCount; index++) {
+          pairFirstMemos[index]!.forget(); // the same store as the mcp-gate loop, for a fair ratio
+          if (hand(pairFirstContexts[index]!, pairPrimitives[index]!)) allowed++;
+        }
+        return allowed;
+      },
+    },
+    {
+      id: 'first.gate',
+      scenario: 'first',
+      implementation: 'gate',
+      label: 'mcp-gate policy.evaluate',
+      opsPerRun: pairCount,
+      run() {
+        let allowed = 0;
+        for (let index = 0; index < pairCount; index++) {
+          pairFirstMemos[index]!.forget(); // forget: this is the request's first decision
+          if (evaluate(pairFirstContexts[index]!, pairPrimitives[index]!)) allowed++;
+        }
+        return allowed;
+      },
+    },
+    // The baselines remember nothing between calls: their "first" is their "one", timed again here
+    // so this scenario's ratios come from side-by-side batches too.
+    {
+      id: 'first.json-logic-js',
+      scenario: 'first',
+      implementation: 'json-logic-js',
+      label: 'json-logic-js apply',
+      opsPerRun: pairCount,
+      run() {
+        let allowed = 0;
+        for (let index = 0; index < pairCount; index++) if (jsonLogicApply(pairData[index])) allowed++;
+        return allowed;
+      },
+    },
+    {
+      id: 'first.json-logic-engine',
+      scenario: 'first',
       implementation: 'json-logic-engine',
       label: 'json-logic-engine build',
       opsPerRun: pairCount,
@@ -507,7 +586,7 @@ function ratiosFor(shape: ShapeResult, scenario: Scenario, implementation: Imple
 
 function checkTargets(shape: ShapeResult): TargetCheck[] {
   const checks: TargetCheck[] = [];
-  for (const scenario of ['one', 'recurring'] as const) {
+  for (const scenario of ['one', 'first', 'recurring'] as const) {
     const ratios = ratiosFor(shape, scenario, 'gate');
     if (!ratios) continue;
     checks.push({ shape: shape.id, scenario, target: '≤ 1.5× hand-written', value: ratios.vsHand, met: ratios.vsHand <= 1.5 });
@@ -547,7 +626,7 @@ function printShape(shape: ShapeResult): void {
   const widths = [48, 10, 7, 8, 9, 9];
   const line = (cells: string[]) => cells.map((cell, index) => (index === 0 ? cell.padEnd(widths[0]!) : cell.padStart(widths[index]!))).join(' ');
   console.log(`\n${shape.title}  (${shape.checkedDecisions.toLocaleString('en-US')} decisions agreed; ${(shape.allowedShare * 100).toFixed(0)}% of single samples allowed)`);
-  for (const scenario of ['one', 'recurring', 'unique'] as const) {
+  for (const scenario of scenarios) {
     console.log(`  ${scenarioTitles[scenario]}`);
     console.log(line(header.map((cell, index) => (index === 0 ? '' : cell))));
     for (const result of shape.cases.filter((entry) => entry.scenario === scenario)) {
@@ -672,7 +751,7 @@ async function main(): Promise<void> {
     shapes: shapes.map((shape) => ({
       ...shape,
       ratios: Object.fromEntries(
-        (['one', 'recurring', 'unique'] as const).map((scenario) => [scenario, Object.fromEntries(
+        scenarios.map((scenario) => [scenario, Object.fromEntries(
           shape.cases
             .filter((entry) => entry.scenario === scenario)
             .map((entry) => [entry.implementation, ratiosFor(shape, scenario, entry.implementation)]),

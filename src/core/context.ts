@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { memoSlot, RequestMemo } from './request-memo.js';
 
 /** What mcp-gate knows about one request. Built once per request by an adapter, then frozen. */
 export interface RequestContext {
@@ -154,9 +155,9 @@ export function createRequestContext(input: RequestContextInput = {}): RequestCo
       claims: (copyPlainData(auth?.claims) ?? emptyRecord) as Record<string, unknown>,
     }),
   };
-  // A hidden, mutable slot where a policy remembers what it has decided about this request that
+  // A hidden, mutable memo where a policy remembers what it has decided about this request that
   // does not depend on the primitive. Sound because everything above is frozen all the way down.
-  Object.defineProperty(context, memoSlot, { value: { owner: undefined, memo: undefined }, enumerable: false });
+  Object.defineProperty(context, memoSlot, { value: new RequestMemo(), enumerable: false });
   return Object.freeze(context);
 }
 
@@ -199,24 +200,19 @@ export function createPrimitiveMetadata(
   };
   // A hidden, mutable slot inside the frozen metadata where a policy keeps its per-primitive
   // plan: cheaper on the hot path than a WeakMap lookup per decision.
-  Object.defineProperty(metadata, planSlot, { value: { owner: undefined, plan: undefined }, enumerable: false });
+  Object.defineProperty(metadata, planSlot, { value: { owner: undefined, requirements: undefined, deny: undefined, allow: undefined }, enumerable: false });
   return deepFreeze(metadata);
 }
 
 /** Key of the plan slot of metadata built by createPrimitiveMetadata (see rule-plan.ts). */
 export const planSlot: unique symbol = Symbol('mcp-gate.plan');
 
+/** A policy's plan for one primitive, kept in the primitive itself (the fields of rule-plan.ts's PrimitivePlan). */
 export interface PlanSlot {
   owner: unknown;
-  plan: unknown;
-}
-
-/** Key of the memo slot of contexts built by createRequestContext (see policy/request-memo.ts). */
-export const memoSlot: unique symbol = Symbol('mcp-gate.memo');
-
-export interface MemoSlot {
-  owner: unknown;
-  memo: unknown;
+  requirements: unknown;
+  deny: unknown;
+  allow: unknown;
 }
 
 const maxCopiedDepth = 32;

@@ -1,7 +1,7 @@
 import { compilePresenceCheck, type PresenceCheck } from '../logic/capability-path.js';
 import { compileGlob, type GlobMatcher } from '../logic/glob-matcher.js';
 import type { PrimitiveMetadata, RequestContext } from '../context.js';
-import type { RequestMemo } from './request-memo.js';
+import type { RequestMemo } from '../request-memo.js';
 import type { UnmetRequirement } from './types.js';
 
 export type MissingCapabilities = 'deny' | 'allow';

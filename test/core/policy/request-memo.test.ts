@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { RequestContext } from '../../../src/core/context.js';
 import { compilePolicy } from '../../../src/core/policy/compile-policy.js';
-import { RequestMemo } from '../../../src/core/policy/request-memo.js';
+import { RequestMemo } from '../../../src/core/request-memo.js';
 import { context, tool } from './fixtures.js';
 
 // A policy remembers, in a hidden slot of each context built by createRequestContext, the values

@@ -1,20 +1,46 @@
-import { memoSlot, type MemoSlot, type RequestContext } from '../context.js';
-
 // What one request has already decided that does not depend on the primitive: the values of
 // rule conditions that read only the request, and whether the client declared each distinct set
 // of required capabilities. A list asks these questions once per primitive, and a call or read
 // may ask them for several primitives (versions, templates); the answers cannot change within a
 // request, so each is computed once.
+//
+// createRequestContext puts one memo in a hidden slot of every context (everything in such a
+// context is frozen all the way down, so its answers cannot change). It belongs to one policy at
+// a time: another policy takes it over by resetting it, which stores only small integers, so a
+// request's first decision pays no allocation for it.
+
+/** Key of the memo slot of contexts built by createRequestContext. */
+export const memoSlot: unique symbol = Symbol('mcp-gate.memo');
 
 const bitSlots = 31;
 
 export class RequestMemo {
+  /** The policy whose answers these are (an opaque token); undefined before first use. */
+  private owner: object | undefined = undefined;
   private ruleKnown = 0;
   private ruleTrue = 0;
   private capabilityKnown = 0;
   private capabilityTrue = 0;
   /** Rule slots past the bit fields: 0 unknown, 1 false, 2 true. */
   private wideRules: Uint8Array | undefined = undefined;
+
+  /** This memo for `owner`, emptied first when it held another policy's answers. */
+  for(owner: object): this {
+    if (this.owner !== owner) {
+      this.owner = owner;
+      this.ruleKnown = 0;
+      this.ruleTrue = 0;
+      this.capabilityKnown = 0;
+      this.capabilityTrue = 0;
+      this.wideRules?.fill(0);
+    }
+    return this;
+  }
+
+  /** Forgets every answer (a benchmark uses it to time a request's first decision). */
+  forget(): void {
+    this.owner = undefined;
+  }
 
   /** A rule condition's value: true, false, or undefined when not yet known. */
   rule(slot: number): boolean | undefined {
@@ -60,14 +86,8 @@ export class RequestMemo {
 /**
  * The memo `owner` (one compiled policy) keeps for this context, or undefined for a context not
  * built by createRequestContext: a hand-made object may be mutated between calls, so nothing
- * about it is remembered. Another policy's memo is replaced, never read.
+ * about it is remembered.
  */
-export function memoFor(context: RequestContext, owner: object): RequestMemo | undefined {
-  const slot = (context as { [memoSlot]?: MemoSlot })[memoSlot];
-  if (slot === undefined) return undefined;
-  if (slot.owner !== owner) {
-    slot.owner = owner;
-    slot.memo = new RequestMemo();
-  }
-  return slot.memo as RequestMemo;
+export function memoFor(context: object, owner: object): RequestMemo | undefined {
+  return (context as { [memoSlot]?: RequestMemo })[memoSlot]?.for(owner);
 }
