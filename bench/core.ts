@@ -2,13 +2,17 @@
 // primitives, for mcp-gate, json-logic-js `apply`, json-logic-engine `build` and a hand-written
 // closure. Every implementation must agree on every sample before anything is timed.
 //
-//   npm run bench:core                 all shapes, one child process per shape
+//   npm run bench:core                 all shapes, two child processes per shape
 //   npm run bench:core -- --quick      fewer samples (a smoke test, not figures to quote)
 //   npm run bench:core -- --shape mix  some shapes only (comma-separated)
 //   node --cpu-prof --import tsx bench/core.ts --in-process --shape mix    profile one shape
+//   (add --predicate to profile compilePredicate instead of the policy)
 //
-// Each shape runs in its own process so the JIT's type feedback from one shape's rules cannot
+// Each shape runs in its own processes so the JIT's type feedback from one shape's rules cannot
 // slow (or flatter) another's; within a shape, all implementations are measured side by side.
+// compilePredicate on the merged rule gets a process of its own for the same reason: its
+// closures share type feedback with the policy's (in one process they slowed the policy's first
+// decisions on the mix shape from 111 to 213 ns).
 
 import { fork } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
@@ -55,7 +59,7 @@ const resultsFile = path.join(path.dirname(benchFile), 'results', 'core.json');
 const pairCount = 1024;
 const uniqueCheckedByBaselines = 64;
 
-type Scenario = 'one' | 'first' | 'recurring' | 'unique';
+type Scenario = 'one' | 'first' | 'predicate' | 'recurring' | 'unique';
 
 const cacheSize = 1000;
 
@@ -63,11 +67,12 @@ function count(value: number): string {
   return value.toLocaleString('en-US');
 }
 
-const scenarios: readonly Scenario[] = ['one', 'first', 'recurring', 'unique'];
+const scenarios: readonly Scenario[] = ['one', 'first', 'predicate', 'recurring', 'unique'];
 
 const scenarioTitles: Readonly<Record<Scenario, string>> = {
   one: `one evaluation, ${recurringContexts} recurring request contexts (ns per decision)`,
   first: 'one evaluation, the first decision for its request (ns per decision)',
+  predicate: 'one evaluation of the merged rule through compilePredicate, in a process of its own (ns per decision)',
   recurring: `filter ${count(registrySize)} primitives, ${recurringContexts} recurring callers (per list)`,
   unique: `filter ${count(registrySize)} primitives, all-unique callers (per list; ${count(uniqueContextCount)} callers cycle through a ${count(cacheSize)}-entry cache)`,
 };
@@ -96,7 +101,6 @@ interface Implementations {
   readonly evaluate: (context: RequestContext, primitive: PrimitiveMetadata) => boolean;
   /** How mcp-gate filters a list: decisions bound to one request (request-only conditions run once). */
   readonly forContext: (context: RequestContext) => (primitive: PrimitiveMetadata) => boolean;
-  readonly predicate: (context: RequestContext, primitive: PrimitiveMetadata) => boolean;
   readonly jsonLogicApply: (data: unknown) => boolean;
   readonly engineBuilt: (data: unknown) => boolean;
   readonly hand: (context: RequestContext, primitive: PrimitiveMetadata) => boolean;
@@ -106,10 +110,9 @@ interface Implementations {
 
 let jsonLogicOperatorsAdded = false;
 
-function buildImplementations(shape: Shape): Implementations {
-  const policy = compilePolicy(shape.policy, { source: shape.id });
-  const predicate = compilePredicate(shape.mergedRule, { operators: { has_capabilities: baselineOperators.has_capabilities } });
+type Baselines = Pick<Implementations, 'jsonLogicApply' | 'engineBuilt' | 'hand'>;
 
+function buildBaselines(shape: Shape): Baselines {
   if (!jsonLogicOperatorsAdded) {
     for (const [name, operation] of Object.entries(baselineOperators)) {
       jsonLogic.add_operation(name, operation as (...args: never[]) => unknown);
@@ -126,15 +129,16 @@ function buildImplementations(shape: Shape): Implementations {
   }
   const built = engine.build(rule) as (data: unknown) => unknown;
   const engineBuilt = (data: unknown) => Boolean(engine.truthy(built(data)));
+  return { jsonLogicApply, engineBuilt, hand: shape.handWritten };
+}
 
+function buildImplementations(shape: Shape): Implementations {
+  const policy = compilePolicy(shape.policy, { source: shape.id });
   const identity = (primitive: PrimitiveMetadata) => primitive;
   return {
+    ...buildBaselines(shape),
     evaluate: policy.evaluate,
     forContext: policy.forContext,
-    predicate,
-    jsonLogicApply,
-    engineBuilt,
-    hand: shape.handWritten,
     cachedFilter: createVisibilityFilter(policy, shape.primitives, identity, { cacheSize }),
     uniqueFilter: createVisibilityFilter(policy, shape.primitives, identity, { cacheSize }),
   };
@@ -198,7 +202,6 @@ function checkAgreement(shape: Shape, impls: Implementations, samples: Samples):
     const expected = impls.hand(context, primitive);
     expectSame('mcp-gate policy.evaluate', impls.evaluate(context, primitive), expected, context, primitive);
     if (withBaselines) {
-      expectSame('mcp-gate compilePredicate', impls.predicate(context, primitive), expected, context, primitive);
       expectSame('json-logic-js', impls.jsonLogicApply(data), expected, context, primitive);
       expectSame('json-logic-engine', impls.engineBuilt(data), expected, context, primitive);
     }
@@ -253,7 +256,7 @@ function checkAgreement(shape: Shape, impls: Implementations, samples: Samples):
 
 function createCases(shape: Shape, impls: Implementations, samples: Samples): ShapeCase[] {
   const { pairContexts, pairFirstContexts, pairFirstMemos, pairPrimitives, pairData, listData } = samples;
-  const { evaluate, forContext, predicate, jsonLogicApply, engineBuilt, hand, cachedFilter, uniqueFilter } = impls;
+  const { evaluate, forContext, jsonLogicApply, engineBuilt, hand, cachedFilter, uniqueFilter } = impls;
   const primitives = shape.primitives;
   const contexts = shape.contexts;
   const uniqueContexts = shape.uniqueContexts;
@@ -282,18 +285,6 @@ function createCases(shape: Shape, impls: Implementations, samples: Samples): Sh
       run() {
         let allowed = 0;
         for (let index = 0; index < pairCount; index++) if (evaluate(pairContexts[index]!, pairPrimitives[index]!)) allowed++;
-        return allowed;
-      },
-    },
-    {
-      id: 'one.gate-predicate',
-      scenario: 'one',
-      implementation: 'gate-predicate',
-      label: 'mcp-gate compilePredicate (merged rule)',
-      opsPerRun: pairCount,
-      run() {
-        let allowed = 0;
-        for (let index = 0; index < pairCount; index++) if (predicate(pairContexts[index]!, pairPrimitives[index]!)) allowed++;
         return allowed;
       },
     },
@@ -530,13 +521,75 @@ function createCases(shape: Shape, impls: Implementations, samples: Samples): Sh
   return cases;
 }
 
-function runShape(id: ShapeId, options: MeasureOptions): ShapeResult {
+// ---------------------------------------------------------------------------------------------
+// compilePredicate on the merged rule, for information, in a process of its own: its closures
+// come from the same creation sites as the policy's, so V8 would share their type feedback, and
+// the merged rule's data shapes would slow the policy's decisions (and its, the policy's).
+
+function createPredicateCases(shape: Shape, samples: Samples): { cases: ShapeCase[]; decisions: number } {
+  const predicate = compilePredicate(shape.mergedRule, { operators: { has_capabilities: baselineOperators.has_capabilities } });
+  const { jsonLogicApply, engineBuilt, hand } = buildBaselines(shape);
+  const { pairContexts, pairPrimitives, pairData } = samples;
+  let decisions = 0;
+  const check = (context: RequestContext, primitive: PrimitiveMetadata) => {
+    decisions++;
+    const expected = hand(context, primitive);
+    if (predicate(context, primitive) !== expected) {
+      throw new DisagreementError(`${shape.id}: mcp-gate compilePredicate decided ${!expected}, hand-written ${expected} for ${describeSample(context, primitive)}`);
+    }
+  };
+  for (let index = 0; index < pairCount; index++) check(pairContexts[index]!, pairPrimitives[index]!);
+  for (const context of shape.contexts) for (const primitive of shape.primitives) check(context, primitive);
+  const one = (implementation: Implementation, label: string, run: () => number): ShapeCase => ({
+    id: `predicate.${implementation}`,
+    scenario: 'predicate',
+    implementation,
+    label,
+    opsPerRun: pairCount,
+    run,
+  });
+  const cases = [
+    one('hand', 'hand-written closure', () => {
+      let allowed = 0;
+      for (let index = 0; index < pairCount; index++) if (hand(pairContexts[index]!, pairPrimitives[index]!)) allowed++;
+      return allowed;
+    }),
+    one('gate-predicate', 'mcp-gate compilePredicate (merged rule)', () => {
+      let allowed = 0;
+      for (let index = 0; index < pairCount; index++) if (predicate(pairContexts[index]!, pairPrimitives[index]!)) allowed++;
+      return allowed;
+    }),
+    one('json-logic-js', 'json-logic-js apply', () => {
+      let allowed = 0;
+      for (let index = 0; index < pairCount; index++) if (jsonLogicApply(pairData[index])) allowed++;
+      return allowed;
+    }),
+    one('json-logic-engine', 'json-logic-engine build', () => {
+      let allowed = 0;
+      for (let index = 0; index < pairCount; index++) if (engineBuilt(pairData[index])) allowed++;
+      return allowed;
+    }),
+  ];
+  return { cases, decisions };
+}
+
+function runShape(id: ShapeId, part: Part, options: MeasureOptions): ShapeResult {
+  if (part === 'predicate') return runPredicate(id, options);
   const shape = createShape(id);
   const impls = buildImplementations(shape);
   const samples = createSamples(shape);
   const { decisions, allowedShare } = checkAgreement(shape, impls, samples);
   const cases = createCases(shape, impls, samples);
-  const results = measure(cases, options);
+  return shapeResult(shape, decisions, allowedShare, cases, measure(cases, options));
+}
+
+function runPredicate(id: ShapeId, options: MeasureOptions): ShapeResult {
+  const shape = createShape(id);
+  const { cases, decisions } = createPredicateCases(shape, createSamples(shape));
+  return shapeResult(shape, decisions, Number.NaN, cases, measure(cases, options));
+}
+
+function shapeResult(shape: Shape, decisions: number, allowedShare: number, cases: readonly ShapeCase[], results: readonly CaseResult[]): ShapeResult {
   return {
     id: shape.id,
     title: shape.title,
@@ -662,18 +715,24 @@ interface Arguments {
   readonly options: MeasureOptions;
   readonly quick: boolean;
   readonly child: boolean;
+  readonly part: Part;
   readonly inProcess: boolean;
 }
+
+/** A shape is measured in two processes: the policy against the baselines, and compilePredicate. */
+type Part = 'policy' | 'predicate';
 
 function parseArguments(argv: readonly string[]): Arguments {
   let shapes: ShapeId[] = [...shapeIds];
   let quick = false;
   let child = false;
+  let part: Part = 'policy';
   let inProcess = false;
   for (let index = 0; index < argv.length; index++) {
     const argument = argv[index]!;
     if (argument === '--quick') quick = true;
     else if (argument === '--child') child = true;
+    else if (argument === '--predicate') part = 'predicate';
     else if (argument === '--in-process') inProcess = true;
     else if (argument === '--shape') {
       const requested = (argv[++index] ?? '').split(',');
@@ -681,7 +740,7 @@ function parseArguments(argv: readonly string[]): Arguments {
       if (unknown.length > 0) throw new TypeError(`unknown shape ${unknown.join(', ')}; shapes are ${shapeIds.join(', ')}`);
       shapes = requested as ShapeId[];
     } else {
-      throw new TypeError(`unknown argument ${argument}; use --quick, --shape <${shapeIds.join('|')}>[,…], --in-process`);
+      throw new TypeError(`unknown argument ${argument}; use --quick, --shape <${shapeIds.join('|')}>[,…], --in-process [--predicate]`);
     }
   }
   // Short batches: on a shared machine most 1 ms batches run without being descheduled, so the
@@ -689,12 +748,12 @@ function parseArguments(argv: readonly string[]): Arguments {
   const options: MeasureOptions = quick
     ? { warmupMs: 300, batchMs: 1, samples: 25, minSamples: 5, caseBudgetMs: 80 }
     : { warmupMs: 1000, batchMs: 1, samples: 151, minSamples: 15, caseBudgetMs: 500 };
-  return { shapes, options, quick, child, inProcess };
+  return { shapes, options, quick, child, part, inProcess };
 }
 
-function runInChild(id: ShapeId, quick: boolean): Promise<ShapeResult> {
+function runInChild(id: ShapeId, part: Part, quick: boolean): Promise<ShapeResult> {
   return new Promise((resolve, reject) => {
-    const args = ['--child', '--shape', id, ...(quick ? ['--quick'] : [])];
+    const args = ['--child', '--shape', id, ...(part === 'predicate' ? ['--predicate'] : []), ...(quick ? ['--quick'] : [])];
     const child = fork(benchFile, args, { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
     let result: ShapeResult | undefined;
     child.on('message', (message) => {
@@ -703,9 +762,18 @@ function runInChild(id: ShapeId, quick: boolean): Promise<ShapeResult> {
     child.on('error', reject);
     child.on('exit', (code) => {
       if (code === 0 && result) resolve(result);
-      else reject(new Error(`shape ${id} failed (exit code ${code})`));
+      else reject(new Error(`shape ${id} (${part}) failed (exit code ${code})`));
     });
   });
+}
+
+function mergeParts(policy: ShapeResult, predicate: ShapeResult): ShapeResult {
+  return {
+    ...policy,
+    checkedDecisions: policy.checkedDecisions + predicate.checkedDecisions,
+    checksum: policy.checksum + predicate.checksum,
+    cases: [...policy.cases, ...predicate.cases],
+  };
 }
 
 function environment(): Record<string, unknown> {
@@ -722,7 +790,7 @@ function environment(): Record<string, unknown> {
 async function main(): Promise<void> {
   const args = parseArguments(process.argv.slice(2));
   if (args.child) {
-    const result = runShape(args.shapes[0]!, args.options);
+    const result = runShape(args.shapes[0]!, args.part, args.options);
     process.send?.(result);
     return;
   }
@@ -730,7 +798,9 @@ async function main(): Promise<void> {
   console.log(`mcp-gate core benchmarks — ${process.version}, ${String(environment()['cpu'])}${args.quick ? ' (quick: not figures to quote)' : ''}`);
   const shapes: ShapeResult[] = [];
   for (const id of args.shapes) {
-    const result = args.inProcess ? runShape(id, args.options) : await runInChild(id, args.quick);
+    const result = args.inProcess
+      ? runShape(id, args.part, args.options)
+      : mergeParts(await runInChild(id, 'policy', args.quick), await runInChild(id, 'predicate', args.quick));
     printShape(result);
     shapes.push(result);
   }

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { memoSlot, RequestMemo } from './request-memo.js';
+import { CapabilityMemo, memoSlot, RequestMemo } from './request-memo.js';
 
 /** What mcp-gate knows about one request. Built once per request by an adapter, then frozen. */
 export interface RequestContext {
@@ -135,6 +135,7 @@ export function createRequestContext(input: RequestContextInput = {}): RequestCo
       headers[key] = Object.hasOwn(headers, key) ? `${headers[key]}, ${value}` : value;
     }
   }
+  const declared = declaredCapabilities(client?.capabilities);
   const context = {
     request: Object.freeze({
       method: request?.method ?? '',
@@ -146,7 +147,7 @@ export function createRequestContext(input: RequestContextInput = {}): RequestCo
     client: Object.freeze({
       name: client?.name,
       version: client?.version,
-      capabilities: frozenCapabilities(client?.capabilities),
+      capabilities: declared?.capabilities,
     }),
     auth: Object.freeze({
       clientId: auth?.clientId,
@@ -157,25 +158,37 @@ export function createRequestContext(input: RequestContextInput = {}): RequestCo
   };
   // A hidden, mutable memo where a policy remembers what it has decided about this request that
   // does not depend on the primitive. Sound because everything above is frozen all the way down.
-  Object.defineProperty(context, memoSlot, { value: new RequestMemo(), enumerable: false });
+  Object.defineProperty(context, memoSlot, { value: new RequestMemo(declared?.memo), enumerable: false });
   return Object.freeze(context);
 }
 
 const emptyRecord = Object.freeze({});
-const capabilityCopies = new WeakMap<object, RequestContext['client']['capabilities']>();
 
-/** A session declares its capabilities once and sends many requests: copy each object once. */
-function frozenCapabilities(source: RequestContext['client']['capabilities']): RequestContext['client']['capabilities'] {
+/** A frozen copy of declared capabilities, with the memo of answers about it shared by every request that declares it. */
+interface DeclaredCapabilities {
+  readonly capabilities: Readonly<Record<string, unknown>>;
+  readonly memo: CapabilityMemo;
+}
+
+const declaredCopies = new WeakMap<object, DeclaredCapabilities>();
+const declaresNothing: DeclaredCapabilities = { capabilities: emptyRecord, memo: new CapabilityMemo() };
+
+/**
+ * A session declares its capabilities once and sends many requests: each object is copied once,
+ * and what a policy learns about the copy (which capability sets it has) serves every request of
+ * the session.
+ */
+function declaredCapabilities(source: RequestContext['client']['capabilities']): DeclaredCapabilities | undefined {
   if (source === undefined) return undefined;
-  if (source === null || typeof source !== 'object') return emptyRecord;
-  const known = capabilityCopies.get(source);
+  if (source === null || typeof source !== 'object') return declaresNothing;
+  const known = declaredCopies.get(source);
   if (known !== undefined) return known;
   const copy = copyPlainData(source) as RequestContext['client']['capabilities'];
   // An array or a class instance is not a capability map: it declares nothing (fail closed),
   // which differs from declaring no capabilities at all (onMissingCapabilities).
-  const capabilities = copy !== undefined && !Array.isArray(copy) ? copy : emptyRecord;
-  capabilityCopies.set(source, capabilities);
-  return capabilities;
+  const declared = copy !== undefined && !Array.isArray(copy) ? { capabilities: copy, memo: new CapabilityMemo() } : declaresNothing;
+  declaredCopies.set(source, declared);
+  return declared;
 }
 
 /** Builds frozen PrimitiveMetadata from a kind, a name and the author's annotation; header names lower-cased. */

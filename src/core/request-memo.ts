@@ -7,22 +7,33 @@
 // createRequestContext puts one memo in a hidden slot of every context (everything in such a
 // context is frozen all the way down, so its answers cannot change). It belongs to one policy at
 // a time: another policy takes it over by resetting it, which stores only small integers, so a
-// request's first decision pays no allocation for it.
+// request's first decision pays no allocation for it. Answers about declared capabilities live
+// in a CapabilityMemo shared by every request that declares the same (frozen, copied-once)
+// capabilities object: a session's requests share it, so a new request of a known session does
+// not test its capabilities again.
 
 /** Key of the memo slot of contexts built by createRequestContext. */
 export const memoSlot: unique symbol = Symbol('mcp-gate.memo');
 
 const bitSlots = 31;
 
+/** Which capability sets one frozen capabilities object has, for one policy at a time. */
+export class CapabilityMemo {
+  owner: object | undefined = undefined;
+  known = 0;
+  present = 0;
+}
+
 export class RequestMemo {
   /** The policy whose answers these are (an opaque token); undefined before first use. */
   private owner: object | undefined = undefined;
   private ruleKnown = 0;
   private ruleTrue = 0;
-  private capabilityKnown = 0;
-  private capabilityTrue = 0;
   /** Rule slots past the bit fields: 0 unknown, 1 false, 2 true. */
   private wideRules: Uint8Array | undefined = undefined;
+
+  /** `declared`: the shared memo of the context's capabilities object; undefined when it declared none. */
+  constructor(private readonly declared: CapabilityMemo | undefined = undefined) {}
 
   /** This memo for `owner`, emptied first when it held another policy's answers. */
   for(owner: object): this {
@@ -30,8 +41,6 @@ export class RequestMemo {
       this.owner = owner;
       this.ruleKnown = 0;
       this.ruleTrue = 0;
-      this.capabilityKnown = 0;
-      this.capabilityTrue = 0;
       this.wideRules?.fill(0);
     }
     return this;
@@ -68,18 +77,28 @@ export class RequestMemo {
     this.wideRules[index] = value ? 2 : 1;
   }
 
-  /** Whether the client declared capability set `index`; undefined when not yet known or not memoized (past the bit field). */
+  /**
+   * Whether the client's capabilities include capability set `index`; undefined when not yet
+   * known, or not remembered (no capabilities declared, or an index past the bit field).
+   */
   capabilities(index: number): boolean | undefined {
-    if (index >= bitSlots) return undefined;
+    const declared = this.declared;
+    if (declared === undefined || index >= bitSlots || declared.owner !== this.owner) return undefined;
     const bit = 1 << index;
-    return (this.capabilityKnown & bit) === 0 ? undefined : (this.capabilityTrue & bit) !== 0;
+    return (declared.known & bit) === 0 ? undefined : (declared.present & bit) !== 0;
   }
 
   setCapabilities(index: number, value: boolean): void {
-    if (index >= bitSlots) return;
+    const declared = this.declared;
+    if (declared === undefined || index >= bitSlots || this.owner === undefined) return;
+    if (declared.owner !== this.owner) {
+      declared.owner = this.owner;
+      declared.known = 0;
+      declared.present = 0;
+    }
     const bit = 1 << index;
-    this.capabilityKnown |= bit;
-    if (value) this.capabilityTrue |= bit;
+    declared.known |= bit;
+    if (value) declared.present |= bit;
   }
 }
 

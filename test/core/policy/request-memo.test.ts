@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { RequestContext } from '../../../src/core/context.js';
 import { compilePolicy } from '../../../src/core/policy/compile-policy.js';
-import { RequestMemo } from '../../../src/core/request-memo.js';
+import { CapabilityMemo, RequestMemo } from '../../../src/core/request-memo.js';
 import { context, tool } from './fixtures.js';
 
 // A policy remembers, in a hidden slot of each context built by createRequestContext, the values
@@ -70,8 +70,28 @@ describe('per-request memo', () => {
     }
   });
 
+  it('shares capability answers between requests of one session, never between policies', () => {
+    // Both policies give their only capability set index 0; the session declares sampling only.
+    const open = compilePolicy({ version: 1, default: 'allow', rules: [] });
+    const alsoOpen = compilePolicy({ version: 1, default: 'allow', rules: [] });
+    const sampling = tool('summarize', { requires: { capabilities: ['sampling'] } });
+    const roots = tool('browse', { requires: { capabilities: ['roots'] } });
+    const sessionCapabilities = { sampling: {} };
+    const requests = [1, 2, 3].map(() => context({ client: { capabilities: sessionCapabilities } }));
+    for (const request of requests) {
+      expect(open.evaluate(request, sampling)).toBe(true);
+      expect(alsoOpen.evaluate(request, roots)).toBe(false);
+      expect(open.forContext(request)(sampling)).toBe(true);
+    }
+    // Another session (another object) with other capabilities learns its own answers.
+    const other = context({ client: { capabilities: { roots: {} } } });
+    expect(open.evaluate(other, sampling)).toBe(false);
+    expect(alsoOpen.evaluate(other, roots)).toBe(true);
+  });
+
   it('stores true, false and unknown per slot, in the bit field and past it', () => {
-    const memo = new RequestMemo();
+    const owner = {};
+    const memo = new RequestMemo().for(owner);
     for (const slot of [0, 5, 30, 31, 32, 100]) {
       expect(memo.rule(slot)).toBeUndefined();
       memo.setRule(slot, slot % 2 === 0);
@@ -79,9 +99,17 @@ describe('per-request memo', () => {
     for (const slot of [0, 5, 30, 31, 32, 100]) expect(memo.rule(slot)).toBe(slot % 2 === 0);
     expect(memo.rule(1)).toBeUndefined();
     expect(memo.rule(33)).toBeUndefined();
-    memo.setCapabilities(3, true);
-    memo.setCapabilities(4, false);
-    memo.setCapabilities(40, true);
-    expect([memo.capabilities(3), memo.capabilities(4), memo.capabilities(5), memo.capabilities(40)]).toEqual([true, false, undefined, undefined]);
+    const withCapabilities = new RequestMemo(new CapabilityMemo()).for(owner);
+    withCapabilities.setCapabilities(3, true);
+    withCapabilities.setCapabilities(4, false);
+    withCapabilities.setCapabilities(40, true);
+    const answers = (memo: RequestMemo) => [3, 4, 5, 40].map((index) => memo.capabilities(index));
+    expect(answers(withCapabilities)).toEqual([true, false, undefined, undefined]);
+    // Another policy's view of the same capabilities starts empty.
+    expect(answers(withCapabilities.for({}))).toEqual([undefined, undefined, undefined, undefined]);
+    // No capabilities declared: nothing to remember.
+    const withoutCapabilities = new RequestMemo().for(owner);
+    withoutCapabilities.setCapabilities(3, true);
+    expect(withoutCapabilities.capabilities(3)).toBeUndefined();
   });
 });
