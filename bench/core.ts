@@ -700,7 +700,7 @@ function printShape(shape: ShapeResult): void {
 }
 
 function printTargets(checks: readonly TargetCheck[]): void {
-  console.log('\nTargets (issue 2), mcp-gate policy.evaluate (one evaluation) and policy.forContext (lists):');
+  console.log('\nTargets (issue 2), mcp-gate policy.evaluate (one evaluation: "one", "first") and policy.forContext (lists):');
   for (const check of checks) {
     const mark = check.met ? 'met   ' : 'MISSED';
     console.log(`  ${mark} ${check.shape.padEnd(12)} ${check.scenario.padEnd(9)} ${check.target.padEnd(36)} ${formatRatio(check.value)}`);
@@ -817,7 +817,7 @@ async function main(): Promise<void> {
     command: `npm run bench:core${process.argv.length > 2 ? ` -- ${process.argv.slice(2).join(' ')}` : ''}`,
     environment: environment(),
     options: args.options,
-    unit: 'ns per operation (p50); one operation is one decision ("one") or one filtered list of 1,000 ("recurring", "unique")',
+    unit: 'ns per operation (p50); one operation is one decision ("one", "first", "predicate") or one filtered list of 1,000 ("recurring", "unique")',
     shapes: shapes.map((shape) => ({
       ...shape,
       ratios: Object.fromEntries(

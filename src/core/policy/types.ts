@@ -55,10 +55,15 @@ export interface Policy {
   readsFor(primitives: readonly PrimitiveMetadata[]): readonly string[];
   /** A context key function over `readsFor(primitives)`. */
   contextKeyFor(primitives: readonly PrimitiveMetadata[]): (context: RequestContext) => string;
+  /**
+   * Whether the primitive is visible for this request. For a context from createRequestContext,
+   * conditions that read only the request are evaluated once per request and remembered in it.
+   */
   evaluate(context: RequestContext, primitive: PrimitiveMetadata): boolean;
   /**
    * `evaluate` bound to one request, for filtering many primitives: conditions that read only the
-   * request (headers, client, auth) are evaluated once for the whole list. Same answers as `evaluate`.
+   * request (headers, client, auth) are evaluated once for the whole list, even for a hand-made
+   * context. Same answers as `evaluate`.
    */
   forContext(context: RequestContext): (primitive: PrimitiveMetadata) => boolean;
   explain(context: RequestContext, primitive: PrimitiveMetadata): Decision;
