@@ -213,7 +213,7 @@ export function createPrimitiveMetadata(
   };
   // A hidden, mutable slot inside the frozen metadata where a policy keeps its per-primitive
   // plan: cheaper on the hot path than a WeakMap lookup per decision.
-  Object.defineProperty(metadata, planSlot, { value: { owner: undefined, requirements: undefined, deny: undefined, allow: undefined }, enumerable: false });
+  Object.defineProperty(metadata, planSlot, { value: { owner: undefined, defaultDecides: false, requirements: undefined, deny: undefined, allow: undefined }, enumerable: false });
   return deepFreeze(metadata);
 }
 
@@ -223,6 +223,7 @@ export const planSlot: unique symbol = Symbol('mcp-gate.plan');
 /** A policy's plan for one primitive, kept in the primitive itself (the fields of rule-plan.ts's PrimitivePlan). */
 export interface PlanSlot {
   owner: unknown;
+  defaultDecides: boolean;
   requirements: unknown;
   deny: unknown;
   allow: unknown;

@@ -116,12 +116,18 @@ function createPolicy(
     return result;
   }
 
+  // Identifies this policy's memos in contexts (another policy's memo is never read).
+  const memoOwner = {};
+
   // The hot path: one call per primitive per request. Indexed loops, no allocation, and the
-  // iteration budget only for policies whose conditions iterate over arrays.
-  function decide(context: RequestContext, primitive: PrimitiveMetadata, memo: RequestMemo | undefined): boolean {
+  // iteration budget only for policies whose conditions iterate over arrays. A list passes its
+  // memo; a single decision looks the context's up only when the plan has something to ask.
+  function decide(context: RequestContext, primitive: PrimitiveMetadata, listMemo: RequestMemo | undefined): boolean {
     let ruleId: string | undefined;
     try {
       const plan = planFor(primitive);
+      if (plan.defaultDecides) return allowByDefault;
+      const memo = listMemo ?? memoFor(context, memoOwner);
       const requirements = plan.requirements;
       if (!requirements.isEmpty && !requirements.met(context, memo)) return false;
       const deny = plan.deny;
@@ -152,14 +158,12 @@ function createPolicy(
     }
   }
 
-  // Identifies this policy's memos in contexts (another policy's memo is never read).
-  const memoOwner = {};
   const evaluate = iterates
     ? function evaluateWithBudget(context: RequestContext, primitive: PrimitiveMetadata): boolean {
-        return decideWithBudget(context, primitive, memoFor(context, memoOwner));
+        return decideWithBudget(context, primitive, undefined);
       }
     : function evaluate(context: RequestContext, primitive: PrimitiveMetadata): boolean {
-        return decide(context, primitive, memoFor(context, memoOwner));
+        return decide(context, primitive, undefined);
       };
 
   /** Decisions for one request: what reads only the request is decided once, not per primitive. */

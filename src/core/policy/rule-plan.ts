@@ -25,6 +25,8 @@ export interface CompiledPolicyRule {
  * matches it. Depends on metadata only, so it is computed once per primitive, not per request.
  */
 export interface PrimitivePlan {
+  /** No requirements and no rule applies: the policy's default decides. */
+  readonly defaultDecides: boolean;
   readonly requirements: RequirementCheck;
   readonly deny: readonly CompiledPolicyRule[];
   readonly allow: readonly CompiledPolicyRule[];
@@ -56,8 +58,10 @@ export function createPlanner(
   const requirementsOf = createRequirementCompiler(requirements.onMissingCapabilities);
   function buildPlan(primitive: PrimitiveMetadata): PrimitivePlan {
     const applicable = rules.filter((rule) => rule.appliesTo(primitive));
+    const checks = requirements.enforce ? requirementsOf(primitive) : noRequirements;
     return {
-      requirements: requirements.enforce ? requirementsOf(primitive) : noRequirements,
+      defaultDecides: checks.isEmpty && applicable.length === 0,
+      requirements: checks,
       deny: applicable.filter((rule) => rule.effect === 'deny'),
       allow: applicable.filter((rule) => rule.effect === 'allow'),
     };
@@ -76,6 +80,7 @@ export function createPlanner(
     }
     if (slot !== undefined) {
       slot.owner = owner;
+      slot.defaultDecides = plan.defaultDecides;
       slot.requirements = plan.requirements;
       slot.deny = plan.deny;
       slot.allow = plan.allow;
