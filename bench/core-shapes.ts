@@ -38,7 +38,9 @@ export interface Shape {
 
 export const registrySize = 1000;
 export const recurringContexts = 16;
-export const uniqueContextCount = 2048;
+// More unique callers than any case serves lists in one run (about 13,000), so no caller
+// recurs: a pool that cycles would let the filter cache callers it sees again, and measure hits.
+export const uniqueContextCount = 16384;
 
 // ---------------------------------------------------------------------------------------------
 // Deterministic data

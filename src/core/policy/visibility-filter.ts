@@ -54,15 +54,22 @@ export function createVisibilityFilter<T>(
   // recurring one, and the miss path stays a key plus a set lookup, not a stored list.
   const seenOnce = new Set<string>();
   // When callers hardly ever recur (hit rate under 1/16 in a window), building keys is pure
-  // cost: then only every 16th request takes the cached path, enough to notice recurrence.
+  // cost: then only about one request in 16 takes the cached path, enough to notice recurrence.
+  // The gaps are jittered (8 to 23 requests): a fixed stride could lock onto periodic traffic
+  // and keep sampling the same few callers, which then look like recurring ones.
   const window = 256;
   let lookups = 0;
   let hits = 0;
   let bypass = false;
-  let skipped = 0;
+  let untilSample = 0;
+  let jitter = 0x9e3779b9;
   return {
     visible(context) {
-      if (bypass && ++skipped % 16 !== 0) return computeVisible(context);
+      if (bypass && --untilSample > 0) return computeVisible(context);
+      if (bypass) {
+        jitter = (Math.imul(jitter, 1664525) + 1013904223) >>> 0;
+        untilSample = 8 + (jitter >>> 28);
+      }
       if (++lookups === window) {
         bypass = hits * 16 < window;
         lookups = 0;
