@@ -6,7 +6,8 @@
 //   npm run bench:core -- --quick      fewer samples (a smoke test, not figures to quote)
 //   npm run bench:core -- --shape mix  some shapes only (comma-separated)
 //   node --cpu-prof --import tsx bench/core.ts --in-process --shape mix    profile one shape
-//   (add --predicate to profile compilePredicate instead of the policy)
+//   (add --predicate to profile compilePredicate instead of the policy, and --cases first.hand,
+//   first.gate,… to time only some cases: cases interfere through the CPU cache and the GC)
 //
 // Each shape runs in its own processes so the JIT's type feedback from one shape's rules cannot
 // slow (or flatter) another's; within a shape, all implementations are measured side by side.
@@ -187,6 +188,11 @@ function createSamples(shape: Shape): Samples {
   const listData = shape.contexts.map((context) => shape.primitives.map((primitive) => mergeData(context, primitive)));
   const uniqueFilterContexts = shape.uniqueContexts.map((context) => createRequestContext(context));
   return { pairContexts, pairFirstContexts, pairFirstMemos, pairPrimitives, pairData, listData, uniqueFilterContexts };
+}
+
+/** Forgets what policies remembered about this request (its memo), as for a request never seen. */
+function forgetRequest(context: RequestContext): void {
+  (context as unknown as { [memoSlot]: RequestMemo })[memoSlot].forget();
 }
 
 class DisagreementError extends Error {
@@ -397,6 +403,7 @@ function createCases(shape: Shape, impls: Implementations, samples: Samples): Sh
         let total = 0;
         for (let caller = 0; caller < callers; caller++) {
           const context = contexts[caller]!;
+          forgetRequest(context); // the same call as the mcp-gate loop, for a fair ratio
           const visible: PrimitiveMetadata[] = [];
           for (let index = 0; index < size; index++) if (hand(context, primitives[index]!)) visible.push(primitives[index]!);
           total += visible.length;
@@ -413,6 +420,8 @@ function createCases(shape: Shape, impls: Implementations, samples: Samples): Sh
       run() {
         let total = 0;
         for (let caller = 0; caller < callers; caller++) {
+          // Each list is a new request from a recurring caller: nothing remembered from the last one.
+          forgetRequest(contexts[caller]!);
           const decide = forContext(contexts[caller]!);
           const visible: PrimitiveMetadata[] = [];
           for (let index = 0; index < size; index++) if (decide(primitives[index]!)) visible.push(primitives[index]!);
@@ -487,6 +496,7 @@ function createCases(shape: Shape, impls: Implementations, samples: Samples): Sh
         let total = 0;
         for (let caller = 0; caller < callers; caller++) {
           const context = uniqueContexts[uniqueHandNext]!;
+          forgetRequest(context);
           uniqueHandNext = (uniqueHandNext + 1) % uniqueCount;
           const visible: PrimitiveMetadata[] = [];
           for (let index = 0; index < size; index++) if (hand(context, primitives[index]!)) visible.push(primitives[index]!);
@@ -504,6 +514,7 @@ function createCases(shape: Shape, impls: Implementations, samples: Samples): Sh
       run() {
         let total = 0;
         for (let caller = 0; caller < callers; caller++) {
+          forgetRequest(uniqueContexts[uniqueGateNext]!); // the agreement check decided it before
           const decide = forContext(uniqueContexts[uniqueGateNext]!);
           uniqueGateNext = (uniqueGateNext + 1) % uniqueCount;
           const visible: PrimitiveMetadata[] = [];
@@ -522,6 +533,7 @@ function createCases(shape: Shape, impls: Implementations, samples: Samples): Sh
       run() {
         let total = 0;
         for (let caller = 0; caller < callers; caller++) {
+          forgetRequest(uniqueFilterContexts[uniqueCachedNext]!);
           total += uniqueFilter.visible(uniqueFilterContexts[uniqueCachedNext]!).length;
           uniqueCachedNext = (uniqueCachedNext + 1) % uniqueCount;
         }
@@ -584,13 +596,13 @@ function createPredicateCases(shape: Shape, samples: Samples): { cases: ShapeCas
   return { cases, decisions };
 }
 
-function runShape(id: ShapeId, part: Part, options: MeasureOptions): ShapeResult {
+function runShape(id: ShapeId, part: Part, options: MeasureOptions, only?: readonly string[]): ShapeResult {
   if (part === 'predicate') return runPredicate(id, options);
   const shape = createShape(id);
   const impls = buildImplementations(shape);
   const samples = createSamples(shape);
   const { decisions, allowedShare } = checkAgreement(shape, impls, samples);
-  const cases = createCases(shape, impls, samples);
+  const cases = createCases(shape, impls, samples).filter((entry) => only === undefined || only.includes(entry.id));
   return shapeResult(shape, decisions, allowedShare, cases, measure(cases, options));
 }
 
@@ -728,6 +740,8 @@ interface Arguments {
   readonly child: boolean;
   readonly part: Part;
   readonly inProcess: boolean;
+  /** `--cases`: only these case ids (with --in-process, to profile or to see what a case does to another). */
+  readonly only: readonly string[] | undefined;
 }
 
 /** A shape is measured in two processes: the policy against the baselines, and compilePredicate. */
@@ -739,19 +753,21 @@ function parseArguments(argv: readonly string[]): Arguments {
   let child = false;
   let part: Part = 'policy';
   let inProcess = false;
+  let only: string[] | undefined;
   for (let index = 0; index < argv.length; index++) {
     const argument = argv[index]!;
     if (argument === '--quick') quick = true;
     else if (argument === '--child') child = true;
     else if (argument === '--predicate') part = 'predicate';
     else if (argument === '--in-process') inProcess = true;
+    else if (argument === '--cases') only = (argv[++index] ?? '').split(',');
     else if (argument === '--shape') {
       const requested = (argv[++index] ?? '').split(',');
       const unknown = requested.filter((id) => !isShapeId(id));
       if (unknown.length > 0) throw new TypeError(`unknown shape ${unknown.join(', ')}; shapes are ${shapeIds.join(', ')}`);
       shapes = requested as ShapeId[];
     } else {
-      throw new TypeError(`unknown argument ${argument}; use --quick, --shape <${shapeIds.join('|')}>[,…], --in-process [--predicate]`);
+      throw new TypeError(`unknown argument ${argument}; use --quick, --shape <${shapeIds.join('|')}>[,…], --in-process [--predicate] [--cases <id>,…]`);
     }
   }
   // Short batches: on a shared machine most 1 ms batches run without being descheduled, so the
@@ -759,7 +775,8 @@ function parseArguments(argv: readonly string[]): Arguments {
   const options: MeasureOptions = quick
     ? { warmupMs: 300, batchMs: 1, samples: 25, minSamples: 5, caseBudgetMs: 80 }
     : { warmupMs: 1000, batchMs: 1, samples: 151, minSamples: 15, caseBudgetMs: 500 };
-  return { shapes, options, quick, child, part, inProcess };
+  if (only !== undefined && !inProcess) throw new TypeError('--cases needs --in-process (a full run measures every case)');
+  return { shapes, options, quick, child, part, inProcess, only };
 }
 
 function runInChild(id: ShapeId, part: Part, quick: boolean): Promise<ShapeResult> {
@@ -810,7 +827,7 @@ async function main(): Promise<void> {
   const shapes: ShapeResult[] = [];
   for (const id of args.shapes) {
     const result = args.inProcess
-      ? runShape(id, args.part, args.options)
+      ? runShape(id, args.part, args.options, args.only)
       : mergeParts(await runInChild(id, 'policy', args.quick), await runInChild(id, 'predicate', args.quick));
     printShape(result);
     shapes.push(result);

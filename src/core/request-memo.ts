@@ -17,16 +17,26 @@ export const memoSlot: unique symbol = Symbol('mcp-gate.memo');
 
 const bitSlots = 31;
 
+// Owners are numbers, not objects: a memo changes hands on every request, and storing a small
+// integer needs no GC write barrier (a pointer store does, and costs far more while the
+// collector is marking, which a busy server's allocation keeps it doing).
+let lastOwner = 0;
+
+/** A new owner identity (one per compiled policy); 0 means none. */
+export function newMemoOwner(): number {
+  return ++lastOwner;
+}
+
 /** Which capability sets one frozen capabilities object has, for one policy at a time. */
 export class CapabilityMemo {
-  owner: object | undefined = undefined;
+  owner = 0;
   known = 0;
   present = 0;
 }
 
 export class RequestMemo {
-  /** The policy whose answers these are (an opaque token); undefined before first use. */
-  private owner: object | undefined = undefined;
+  /** The policy whose answers these are (from newMemoOwner); 0 before first use. */
+  private owner = 0;
   private ruleKnown = 0;
   private ruleTrue = 0;
   /** Rule slots past the bit fields: 0 unknown, 1 false, 2 true. */
@@ -36,7 +46,7 @@ export class RequestMemo {
   constructor(private readonly declared: CapabilityMemo | undefined = undefined) {}
 
   /** This memo for `owner`, emptied first when it held another policy's answers. */
-  for(owner: object): this {
+  for(owner: number): this {
     if (this.owner !== owner) {
       this.owner = owner;
       this.ruleKnown = 0;
@@ -48,7 +58,7 @@ export class RequestMemo {
 
   /** Forgets every answer (a benchmark uses it to time a request's first decision). */
   forget(): void {
-    this.owner = undefined;
+    this.owner = 0;
   }
 
   /** A rule condition's value: true, false, or undefined when not yet known. */
@@ -90,7 +100,7 @@ export class RequestMemo {
 
   setCapabilities(index: number, value: boolean): void {
     const declared = this.declared;
-    if (declared === undefined || index >= bitSlots || this.owner === undefined) return;
+    if (declared === undefined || index >= bitSlots || this.owner === 0) return;
     if (declared.owner !== this.owner) {
       declared.owner = this.owner;
       declared.known = 0;
@@ -107,6 +117,6 @@ export class RequestMemo {
  * built by createRequestContext: a hand-made object may be mutated between calls, so nothing
  * about it is remembered.
  */
-export function memoFor(context: object, owner: object): RequestMemo | undefined {
+export function memoFor(context: object, owner: number): RequestMemo | undefined {
   return (context as { [memoSlot]?: RequestMemo })[memoSlot]?.for(owner);
 }

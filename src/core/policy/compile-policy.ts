@@ -11,7 +11,7 @@ import { contentRevision } from './revision.js';
 import { describeUnmet, requirementReads, type MissingCapabilities } from './requirements.js';
 import { compileRules } from './compile-rules.js';
 import { createPlanner, type CompiledPolicyRule } from './rule-plan.js';
-import { memoFor, RequestMemo } from '../request-memo.js';
+import { memoFor, newMemoOwner, RequestMemo } from '../request-memo.js';
 import { maxRules, policyDocumentSchema, toPolicyIssues, type NormalizedPolicyDocument, type PolicyDocument, type PolicyRule } from './schema.js';
 import type { Decision, EvaluationErrorHandler, Policy } from './types.js';
 
@@ -117,7 +117,7 @@ function createPolicy(
   }
 
   // Identifies this policy's memos in contexts (another policy's memo is never read).
-  const memoOwner = {};
+  const memoOwner = newMemoOwner();
 
   // The hot path: one call per primitive per request. Indexed loops, no allocation, and the
   // iteration budget only for policies whose conditions iterate over arrays. A list passes its

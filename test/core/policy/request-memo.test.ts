@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { RequestContext } from '../../../src/core/context.js';
 import { compilePolicy } from '../../../src/core/policy/compile-policy.js';
-import { CapabilityMemo, RequestMemo } from '../../../src/core/request-memo.js';
+import { CapabilityMemo, newMemoOwner, RequestMemo } from '../../../src/core/request-memo.js';
 import { context, tool } from './fixtures.js';
 
 // A policy remembers, in a hidden slot of each context built by createRequestContext, the values
@@ -90,13 +90,16 @@ describe('per-request memo', () => {
   });
 
   it('stores true, false and unknown per slot, in the bit field and past it', () => {
-    const owner = {};
+    const owner = newMemoOwner();
     const memo = new RequestMemo().for(owner);
     for (const slot of [0, 5, 30, 31, 32, 100]) {
       expect(memo.rule(slot)).toBeUndefined();
       memo.setRule(slot, slot % 2 === 0);
     }
     for (const slot of [0, 5, 30, 31, 32, 100]) expect(memo.rule(slot)).toBe(slot % 2 === 0);
+    // Taken over by another policy: everything is unknown again, past the bit field too.
+    expect([0, 5, 31, 100].map((slot) => memo.for(newMemoOwner()).rule(slot))).toEqual([undefined, undefined, undefined, undefined]);
+    memo.for(owner);
     expect(memo.rule(1)).toBeUndefined();
     expect(memo.rule(33)).toBeUndefined();
     const withCapabilities = new RequestMemo(new CapabilityMemo()).for(owner);
@@ -106,7 +109,7 @@ describe('per-request memo', () => {
     const answers = (memo: RequestMemo) => [3, 4, 5, 40].map((index) => memo.capabilities(index));
     expect(answers(withCapabilities)).toEqual([true, false, undefined, undefined]);
     // Another policy's view of the same capabilities starts empty.
-    expect(answers(withCapabilities.for({}))).toEqual([undefined, undefined, undefined, undefined]);
+    expect(answers(withCapabilities.for(newMemoOwner()))).toEqual([undefined, undefined, undefined, undefined]);
     // No capabilities declared: nothing to remember.
     const withoutCapabilities = new RequestMemo().for(owner);
     withoutCapabilities.setCapabilities(3, true);
