@@ -56,14 +56,27 @@ export function createPlanner(
 ): (primitive: PrimitiveMetadata) => PrimitivePlan {
   const plans = new WeakMap<PrimitiveMetadata, PrimitivePlan>();
   const requirementsOf = createRequirementCompiler(requirements.onMissingCapabilities);
+  // Primitives with the same applicable rules share one rule list: a registry has many
+  // primitives but few distinct lists, and a few shared lists stay in the CPU cache while a
+  // request decides primitive after primitive (per-primitive lists were a cache miss each).
+  const ruleLists = new Map<string, readonly CompiledPolicyRule[]>();
+  function sharedList(list: CompiledPolicyRule[]): readonly CompiledPolicyRule[] {
+    const key = list.map((rule) => rules.indexOf(rule)).join(',');
+    let known = ruleLists.get(key);
+    if (known === undefined) {
+      known = list;
+      ruleLists.set(key, known);
+    }
+    return known;
+  }
   function buildPlan(primitive: PrimitiveMetadata): PrimitivePlan {
     const applicable = rules.filter((rule) => rule.appliesTo(primitive));
     const checks = requirements.enforce ? requirementsOf(primitive) : noRequirements;
     return {
       defaultDecides: checks.isEmpty && applicable.length === 0,
       requirements: checks,
-      deny: applicable.filter((rule) => rule.effect === 'deny'),
-      allow: applicable.filter((rule) => rule.effect === 'allow'),
+      deny: sharedList(applicable.filter((rule) => rule.effect === 'deny')),
+      allow: sharedList(applicable.filter((rule) => rule.effect === 'allow')),
     };
   }
   const owner = {};
