@@ -1,4 +1,5 @@
 import { LRUCache } from 'lru-cache';
+import { cacheGet, cacheSet } from '../core/policy/lru-access.js';
 import type { PrimitiveKind, PrimitiveMetadata, RequestContext } from '../core/context.js';
 import type { Decision, Policy } from '../core/policy/types.js';
 import type { Catalog, CatalogEntry } from './catalog.js';
@@ -116,8 +117,8 @@ export function createPolicyView(policy: Policy, onMissingCapabilities: MissingC
       let lists = listsByCatalog.get(catalog);
       if (!lists) listsByCatalog.set(catalog, (lists = new LRUCache({ max: maxContextsPerCatalog })));
       const listKey = `${kind}\u0000${cacheKey}`;
-      let visible = lists.get(listKey);
-      if (!visible) lists.set(listKey, (visible = computeVisible(catalog, kind, context)));
+      let visible = cacheGet(lists, listKey);
+      if (!visible) cacheSet(lists, listKey, (visible = computeVisible(catalog, kind, context)));
       return visible;
     },
     resolveTool,

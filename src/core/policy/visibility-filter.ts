@@ -1,6 +1,7 @@
 import { LRUCache } from 'lru-cache';
 import type { PrimitiveMetadata, RequestContext } from '../context.js';
 import { PolicyOptionError } from '../errors.js';
+import { cacheGet, cacheSet } from './lru-access.js';
 import type { Policy } from './types.js';
 
 export interface VisibilityFilterOptions {
@@ -80,7 +81,7 @@ export function createVisibilityFilter<T>(
         hits = 0;
       }
       const key = contextKey(context);
-      const cached = visibleByContext.get(key);
+      const cached = cacheGet(visibleByContext, key);
       if (cached) {
         hits++;
         return cached;
@@ -88,7 +89,7 @@ export function createVisibilityFilter<T>(
       const visible = computeVisible(context);
       if (seenOnce.delete(key)) {
         // Frozen only once shared: a list handed to one caller alone need not pay for it.
-        visibleByContext.set(key, Object.freeze(visible));
+        cacheSet(visibleByContext, key, Object.freeze(visible) as readonly T[]);
       } else {
         if (seenOnce.size >= cacheSize) seenOnce.clear();
         seenOnce.add(key);
