@@ -1,9 +1,9 @@
 import type { LRUCache } from 'lru-cache';
 
 // lru-cache writes `status` into the options object of every `get` and `set`, a fresh `{}` when
-// none is given. Adding a property to a fresh object takes V8's slow path once the process has
-// seen a few thousand distinct first keys on object literals (callers' header and extension
-// names do that): a `get` went from 40 ns to 950 ns. Options objects that already have `status`
+// none is given. Adding a property to a fresh `{}` takes V8's slow path once the process has
+// made objects with about 2,000 distinct first keys (V8 stops recording map transitions; callers'
+// header and extension names get there): 22 ns became 300-400 ns, and a `get` 40 ns became 950. Options objects that already have `status`
 // keep it a plain store. Nothing here runs user code, so one pair serves every cache.
 
 // Typed loosely: `status` is the only field ever set, and it is reset before each call.
