@@ -84,7 +84,7 @@ function createPolicy(
   document: NormalizedPolicyDocument,
   rules: readonly CompiledPolicyRule[],
   ruleReads: ReadonlySet<string>,
-  { iterates }: { iterates: boolean; memoSlots: number },
+  { iterates }: { iterates: boolean },
   options: CompilePolicyOptions,
 ): Policy {
   const enforce = document.enforceRequirements;

@@ -3,8 +3,9 @@ import type { LRUCache } from 'lru-cache';
 // lru-cache writes `status` into the options object of every `get` and `set`, a fresh `{}` when
 // none is given. Adding a property to a fresh `{}` takes V8's slow path once the process has
 // made objects with about 2,000 distinct first keys (V8 stops recording map transitions; callers'
-// header and extension names get there): 22 ns became 300-400 ns, and a `get` 40 ns became 950. Options objects that already have `status`
-// keep it a plain store. Nothing here runs user code, so one pair serves every cache.
+// header and extension names get there): 22 ns became 300-400 ns, and a `get` 40 ns became
+// 950 ns. Options objects that already have `status` keep it a plain store. Nothing here runs
+// user code, so one pair serves every cache.
 
 // Typed loosely: `status` is the only field ever set, and it is reset before each call.
 const getOptions: { status: undefined } = { status: undefined };

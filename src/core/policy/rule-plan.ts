@@ -60,8 +60,9 @@ export function createPlanner(
   // primitives but few distinct lists, and a few shared lists stay in the CPU cache while a
   // request decides primitive after primitive (per-primitive lists were a cache miss each).
   const ruleLists = new Map<string, readonly CompiledPolicyRule[]>();
+  const positions = new Map(rules.map((rule, index) => [rule, index]));
   function sharedList(list: CompiledPolicyRule[]): readonly CompiledPolicyRule[] {
-    const key = list.map((rule) => rules.indexOf(rule)).join(',');
+    const key = list.map((rule) => positions.get(rule)).join(',');
     let known = ruleLists.get(key);
     if (known === undefined) {
       known = list;
