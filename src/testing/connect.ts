@@ -1,9 +1,10 @@
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import type { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { ClientCapabilities, JSONRPCMessage, MessageExtraInfo } from '@modelcontextprotocol/sdk/types.js';
 import type { Caller } from './callers.js';
+import { v1Sdk } from './v1-sdk.js';
 
 /** A real SDK Client connected to a server as one caller. */
 export interface CallerConnection {
@@ -59,8 +60,9 @@ function callerExtra(caller: Caller): MessageExtraInfo {
 
 /** Connects a real Client, declaring the caller's name, version and capabilities in `initialize`. */
 export async function connectAsCaller(server: McpServer, caller: Caller): Promise<CallerConnection> {
-  const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
-  const client = new Client(
+  const sdk = v1Sdk('connectAsCaller');
+  const [clientSide, serverSide] = sdk.inMemory.InMemoryTransport.createLinkedPair();
+  const client = new sdk.client.Client(
     { name: caller.client.name, version: caller.client.version },
     { capabilities: structuredClone(caller.client.capabilities) as ClientCapabilities },
   );

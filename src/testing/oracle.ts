@@ -1,9 +1,9 @@
-import { ClientCapabilitiesSchema } from '@modelcontextprotocol/sdk/types.js';
 import { createPrimitiveMetadata, primitiveAnnotationSchema, type PrimitiveAnnotation, type RequestContext } from '../core/context.js';
 import type { Policy } from '../core/policy/types.js';
 import { toRequestContext, transmittedContext, type Caller } from './callers.js';
 import { modernTransmission } from './modern-requests.js';
 import type { GateAdapter, RegisteredPrimitive } from './registry.js';
+import { v1Sdk } from './v1-sdk.js';
 
 /** What one caller's lists must hold, by the policy alone (computed without the gate). */
 export interface ExpectedView {
@@ -26,7 +26,7 @@ const optionPrefix = { tool: 'tool', prompt: 'prompt', resource: 'resource', res
 
 /** The capabilities a v1 server sees after the SDK parsed `initialize` (it normalizes some shapes); a v2 envelope arrives as declared. */
 export function capabilitiesSeenByServer(caller: Caller): Record<string, unknown> | undefined {
-  const parsed = ClientCapabilitiesSchema.safeParse(caller.client.capabilities);
+  const parsed = v1Sdk('capabilitiesSeenByServer').types.ClientCapabilitiesSchema.safeParse(caller.client.capabilities);
   return parsed.success ? (parsed.data as Record<string, unknown>) : undefined;
 }
 
