@@ -22,7 +22,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { LogicEngine } from 'json-logic-engine';
-import { memoSlot, type RequestMemo } from '../src/core/request-memo.js';
+import { memoFor } from '../src/core/context.js';
+import type { RequestMemo } from '../src/core/request-memo.js';
 import {
   compilePolicy,
   compilePredicate,
@@ -184,7 +185,8 @@ function createSamples(shape: Shape): Samples {
   // an adapter has just built), so forgetting their memos never touches the "one" scenario's.
   const firstContexts = new Map(shape.contexts.map((context) => [context, createRequestContext(context)]));
   const pairFirstContexts = pairContexts.map((context) => firstContexts.get(context)!);
-  const pairFirstMemos = pairFirstContexts.map((context) => (context as unknown as { [memoSlot]: RequestMemo })[memoSlot]);
+  // Owner 0 is no policy: the memo as no decision has touched it.
+  const pairFirstMemos = pairFirstContexts.map((context) => memoFor(context, 0)!);
   const listData = shape.contexts.map((context) => shape.primitives.map((primitive) => mergeData(context, primitive)));
   const uniqueFilterContexts = shape.uniqueContexts.map((context) => createRequestContext(context));
   return { pairContexts, pairFirstContexts, pairFirstMemos, pairPrimitives, pairData, listData, uniqueFilterContexts };
@@ -192,7 +194,7 @@ function createSamples(shape: Shape): Samples {
 
 /** Forgets what policies remembered about this request (its memo), as for a request never seen. */
 function forgetRequest(context: RequestContext): void {
-  (context as unknown as { [memoSlot]: RequestMemo })[memoSlot].forget();
+  memoFor(context, 0)!.forget();
 }
 
 class DisagreementError extends Error {

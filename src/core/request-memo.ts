@@ -4,16 +4,13 @@
 // may ask them for several primitives (versions, templates); the answers cannot change within a
 // request, so each is computed once.
 //
-// createRequestContext puts one memo in a hidden slot of every context (everything in such a
-// context is frozen all the way down, so its answers cannot change). It belongs to one policy at
-// a time: another policy takes it over by resetting it, which stores only small integers, so a
-// request's first decision pays no allocation for it. Answers about declared capabilities live
+// createRequestContext gives every context a private memo (everything in such a context is
+// frozen all the way down, so its answers cannot change); context.ts's memoFor reads it. It
+// belongs to one policy at a time: another policy takes it over by resetting it, which stores
+// only small integers, so a request's first decision pays no allocation for it. Answers about declared capabilities live
 // in a CapabilityMemo shared by every request that declares the same (frozen, copied-once)
 // capabilities object: a session's requests share it, so a new request of a known session does
 // not test its capabilities again.
-
-/** Key of the memo slot of contexts built by createRequestContext. */
-export const memoSlot: unique symbol = Symbol('mcp-gate.memo');
 
 const bitSlots = 31;
 
@@ -110,13 +107,4 @@ export class RequestMemo {
     declared.known |= bit;
     if (value) declared.present |= bit;
   }
-}
-
-/**
- * The memo `owner` (one compiled policy) keeps for this context, or undefined for a context not
- * built by createRequestContext: a hand-made object may be mutated between calls, so nothing
- * about it is remembered.
- */
-export function memoFor(context: object, owner: number): RequestMemo | undefined {
-  return (context as { [memoSlot]?: RequestMemo })[memoSlot]?.for(owner);
 }

@@ -45,6 +45,14 @@ describe('per-request memo', () => {
     expect(open.evaluate(handMade, needsSampling)).toBe(false);
   });
 
+  it('never throws for a context that is not an object: every decision fails closed', () => {
+    const policy = compilePolicy({ version: 1, default: 'allow', rules: [headerRule('canary', 'x-canary', '1')] });
+    for (const notAContext of [null, undefined, 42, 'context']) {
+      expect(policy.evaluate(notAContext as never, tool('search'))).toBe(false);
+      expect(policy.forContext(notAContext as never)(tool('search'))).toBe(false);
+    }
+  });
+
   it('decides rules past the memo’s bit field (more than 31 request-only conditions)', () => {
     // 40 allow rules, each on its own header value; only the last one matches.
     const rules = Array.from({ length: 40 }, (_, index) => headerRule(`rule-${index}`, 'x-build', String(index)));
