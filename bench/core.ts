@@ -22,8 +22,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { LogicEngine } from 'json-logic-engine';
-import { memoFor } from '../src/core/context.js';
-import type { RequestMemo } from '../src/core/request-memo.js';
+import { memoFor, type RequestMemo } from '../src/core/request-memo.js';
 import {
   compilePolicy,
   compilePredicate,

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { CapabilityMemo, RequestMemo } from './request-memo.js';
+import { CapabilityMemo, FrozenRequestContext, RequestMemo } from './request-memo.js';
 
 /** What mcp-gate knows about one request. Built once per request by an adapter, then frozen. */
 export interface RequestContext {
@@ -157,44 +157,6 @@ export function createRequestContext(input: RequestContextInput = {}): RequestCo
     }),
     new RequestMemo(declared?.memo),
   );
-}
-
-/**
- * A context built by createRequestContext: plain frozen data, plus a private memo where a policy
- * remembers what it has decided about this request that does not depend on the primitive (sound
- * because everything here is frozen all the way down). A class only for that private field: it
- * is invisible to `Object.keys`, JSON, spreads and equality, so a copy made with `{...context}`
- * never carries this request's answers; a non-enumerable property did the same through
- * `Object.defineProperty`, which cost 210 ns per request.
- */
-class FrozenRequestContext implements RequestContext {
-  readonly request: RequestContext['request'];
-  readonly client: RequestContext['client'];
-  readonly auth: RequestContext['auth'];
-  readonly #memo: RequestMemo;
-
-  constructor(request: RequestContext['request'], client: RequestContext['client'], auth: RequestContext['auth'], memo: RequestMemo) {
-    this.request = request;
-    this.client = client;
-    this.auth = auth;
-    this.#memo = memo;
-    Object.freeze(this);
-  }
-
-  static memoOf(context: RequestContext): RequestMemo | undefined {
-    // Policies never throw, whatever a caller passes as the context.
-    if (typeof context !== 'object' || context === null) return undefined;
-    return #memo in context ? (context as FrozenRequestContext).#memo : undefined;
-  }
-}
-
-/**
- * The memo `owner` (one compiled policy, from newMemoOwner) keeps for this context, or undefined
- * for a context not built by createRequestContext: a hand-made object may be mutated between
- * calls, so nothing about it is remembered.
- */
-export function memoFor(context: RequestContext, owner: number): RequestMemo | undefined {
-  return FrozenRequestContext.memoOf(context)?.for(owner);
 }
 
 const emptyRecord = Object.freeze({});

@@ -11,8 +11,7 @@ import { contentRevision } from './revision.js';
 import { describeUnmet, requirementReads, type MissingCapabilities } from './requirements.js';
 import { compileRules } from './compile-rules.js';
 import { createPlanner, type CompiledPolicyRule } from './rule-plan.js';
-import { memoFor } from '../context.js';
-import { newMemoOwner, RequestMemo } from '../request-memo.js';
+import { memoFor, newMemoOwner, RequestMemo } from '../request-memo.js';
 import { maxRules, policyDocumentSchema, toPolicyIssues, type NormalizedPolicyDocument, type PolicyDocument, type PolicyRule } from './schema.js';
 import type { Decision, EvaluationErrorHandler, Policy } from './types.js';
 
