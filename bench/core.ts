@@ -547,8 +547,8 @@ function createCases(shape: Shape, impls: Implementations, samples: Samples): Sh
 
 // ---------------------------------------------------------------------------------------------
 // compilePredicate on the merged rule, for information, in a process of its own: its closures
-// come from the same creation sites as the policy's, so V8 would share their type feedback, and
-// the merged rule's data shapes would slow the policy's decisions (and its, the policy's).
+// come from the same creation sites as the policy's, so in one process V8 would share their type
+// feedback, and each would slow the other down.
 
 function createPredicateCases(shape: Shape, samples: Samples): { cases: ShapeCase[]; decisions: number } {
   const predicate = compilePredicate(shape.mergedRule, { operators: { has_capabilities: baselineOperators.has_capabilities } });
