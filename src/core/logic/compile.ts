@@ -169,10 +169,12 @@ export function compileRuleCollectingIssues(
     const ctx: CompileContext = { scope, options: limits, report };
     const evaluate = definition.compile(args, ctx, operationPath);
     if (definition.iterates) iterates = true;
-    if (issues.length > issuesBefore || !definition.pure || !args.every((arg) => arg.isConstant)) {
+    const valid = issues.length === issuesBefore;
+    if (!valid || !definition.pure || !args.every((arg) => arg.isConstant)) {
       const { neverArray } = definition;
       const scalar = typeof neverArray === 'function' ? neverArray(args) : neverArray === true;
-      return { evaluate, isConstant: false, constant: undefined, raw: rule, path, neverArray: scalar };
+      const negation = valid ? definition.compileNegation?.(args) : undefined;
+      return { evaluate, isConstant: false, constant: undefined, raw: rule, path, neverArray: scalar, negation };
     }
     return fold(evaluate, rule, operationPath);
   }

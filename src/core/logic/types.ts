@@ -16,6 +16,8 @@ export interface CompiledArg {
   readonly path: string;
   /** True when the value is never an array, so JSON-Logic truthiness is plain `!!value` (no array check). */
   readonly neverArray: boolean;
+  /** `{"!": <this argument>}` as one evaluator, when its operator offers one (see `compileNegation`). */
+  readonly negation?: Evaluator;
 }
 
 /** How `var`, `missing`, `has` and `fractional` find their data; differs between plain data and predicate mode. */
@@ -54,6 +56,13 @@ export interface OperatorDefinition {
   readonly neverArray?: boolean | ((args: readonly CompiledArg[]) => boolean);
   /** True when evaluating may spend the iteration budget (array operators), so callers must set one up. */
   readonly iterates?: boolean;
+  /**
+   * `{"!": <this operation>}` as one evaluator, which must return `!isTruthy(value)` of the
+   * operation for every input; undefined when the operation has no such form. Policies negate
+   * tests all the time (`!starts_with`, `!in`, `!sem_ver`), and one call instead of two matters
+   * where a rule is a tree of calls V8 cannot inline. Only called for rules without issues.
+   */
+  compileNegation?(args: readonly CompiledArg[]): Evaluator | undefined;
 }
 
 export interface CompileLimits {

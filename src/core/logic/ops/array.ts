@@ -92,7 +92,48 @@ const merge: OperatorDefinition = {
   },
 };
 
-/** `in`: substring of a string, or strict membership in an array; anything else is false. */
+/** `in` over a literal list: strict membership, as `indexOf` gives; a Set once the list is long. */
+function inLiteralList(list: readonly unknown[], evaluateNeedle: Evaluator, negate: boolean): Evaluator {
+  if (list.length > 8 && !list.some((item) => typeof item === 'number' && Number.isNaN(item))) {
+    const members = new Set<unknown>(list);
+    return negate
+      ? function notInConstantSet(data, primitive) {
+          return !members.has(evaluateNeedle(data, primitive));
+        }
+      : function inConstantSet(data, primitive) {
+          return members.has(evaluateNeedle(data, primitive));
+        };
+  }
+  return negate
+    ? function notInConstantList(data, primitive) {
+        return list.indexOf(evaluateNeedle(data, primitive)) === -1;
+      }
+    : function inConstantList(data, primitive) {
+        return list.indexOf(evaluateNeedle(data, primitive)) !== -1;
+      };
+}
+
+/** A literal needle in a string (substring) or an array (strict membership); anything else does not contain it. */
+function literalIn(item: unknown, evaluateContainer: Evaluator, negate: boolean): Evaluator {
+  return negate
+    ? function constantIsNotIn(data, primitive) {
+        const container = evaluateContainer(data, primitive);
+        if (typeof container === 'string') return container === '' || container.indexOf(item as string) === -1;
+        if (Array.isArray(container)) return container.indexOf(item) === -1;
+        return true;
+      }
+    : function constantIsIn(data, primitive) {
+        const container = evaluateContainer(data, primitive);
+        if (typeof container === 'string') return container !== '' && container.indexOf(item as string) !== -1;
+        if (Array.isArray(container)) return container.indexOf(item) !== -1;
+        return false;
+      };
+}
+
+/**
+ * `in`: substring of a string, or strict membership in an array; anything else is false, and so is
+ * the empty string, which json-logic-js rejects as falsy before searching it (even for `""`).
+ */
 const membership: OperatorDefinition = {
   name: 'in',
   arity: { min: 2, max: 2 },
@@ -100,37 +141,22 @@ const membership: OperatorDefinition = {
   neverArray: true,
   compile([needle, haystack]) {
     const evaluateNeedle = needle!.evaluate;
-    if (haystack!.isConstant && Array.isArray(haystack!.constant)) {
-      // A literal list: strict membership, as `indexOf` gives; a Set once the list is long.
-      const list: readonly unknown[] = haystack!.constant;
-      if (list.length > 8 && !list.some((item) => typeof item === 'number' && Number.isNaN(item))) {
-        const members = new Set<unknown>(list);
-        return function inConstantSet(data, primitive) {
-          return members.has(evaluateNeedle(data, primitive));
-        };
-      }
-      return function inConstantList(data, primitive) {
-        return list.indexOf(evaluateNeedle(data, primitive)) !== -1;
-      };
-    }
-    if (needle!.isConstant) {
-      const item = needle!.constant;
-      const evaluateContainer = haystack!.evaluate;
-      return function constantIsIn(data, primitive) {
-        const container = evaluateContainer(data, primitive);
-        if (typeof container === 'string') return container.indexOf(item as string) !== -1;
-        if (Array.isArray(container)) return container.indexOf(item) !== -1;
-        return false;
-      };
-    }
+    if (haystack!.isConstant && Array.isArray(haystack!.constant)) return inLiteralList(haystack!.constant, evaluateNeedle, false);
+    if (needle!.isConstant) return literalIn(needle!.constant, haystack!.evaluate, false);
     const evaluateHaystack = haystack!.evaluate;
     return function isIn(data, primitive) {
       const item = evaluateNeedle(data, primitive);
       const container = evaluateHaystack(data, primitive);
-      if (typeof container === 'string') return container.indexOf(item as string) !== -1;
+      if (typeof container === 'string') return container !== '' && container.indexOf(item as string) !== -1;
       if (Array.isArray(container)) return container.indexOf(item) !== -1;
       return false;
     };
+  },
+  // The two literal forms policies use (`!in` a list of names, a scope `!in` the granted ones).
+  compileNegation([needle, haystack]) {
+    if (haystack!.isConstant && Array.isArray(haystack!.constant)) return inLiteralList(haystack!.constant, needle!.evaluate, true);
+    if (needle!.isConstant) return literalIn(needle!.constant, haystack!.evaluate, true);
+    return undefined;
   },
 };
 

@@ -62,8 +62,13 @@ function compareBetween(operator: '<' | '<=', [low, middle, high]: readonly Eval
   };
 }
 
+// `!(a == b)` is `a != b` for every pair of values (the language defines `!=` that way), and the
+// same holds for `===`; not for `<` and friends, where NaN makes `!(a < b)` differ from `a >= b`.
+const complements: Partial<Record<Operator, Operator>> = { '==': '!=', '!=': '==', '===': '!==', '!==': '===' };
+
 function comparison(operator: Operator): OperatorDefinition {
   const between = operator === '<' || operator === '<=';
+  const complement = complements[operator];
   return {
     name: operator,
     arity: { min: 2, max: between ? 3 : 2 },
@@ -74,6 +79,12 @@ function comparison(operator: Operator): OperatorDefinition {
       const [left, right] = args as [CompiledArg, CompiledArg];
       if (right.isConstant) return compareWithConstant(operator, left.evaluate, right.constant);
       return compareValues(operator, left.evaluate, right.evaluate);
+    },
+    compileNegation(args) {
+      if (complement === undefined || args.length !== 2) return undefined;
+      const [left, right] = args as [CompiledArg, CompiledArg];
+      if (right.isConstant) return compareWithConstant(complement, left.evaluate, right.constant);
+      return compareValues(complement, left.evaluate, right.evaluate);
     },
   };
 }

@@ -19,6 +19,15 @@ const glob: OperatorDefinition = {
       return typeof value === 'string' && matches(value);
     };
   },
+  compileNegation([patternArg, valueArg]) {
+    if (!patternArg!.isConstant || typeof patternArg!.constant !== 'string') return undefined;
+    const matches = compileGlob(patternArg!.constant);
+    const evaluateValue = valueArg!.evaluate;
+    return function globMismatch(data, primitive) {
+      const value = evaluateValue(data, primitive);
+      return typeof value !== 'string' || !matches(value);
+    };
+  },
 };
 
 export const globOperators: readonly OperatorDefinition[] = [glob];

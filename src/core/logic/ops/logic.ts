@@ -13,6 +13,7 @@ function negation(name: '!' | '!!', negate: boolean): OperatorDefinition {
     pure: true,
     neverArray: true,
     compile([operand]) {
+      if (negate && operand!.negation !== undefined) return operand!.negation;
       const evaluate = operand!.evaluate;
       if (operand!.neverArray) {
         return negate ? (data, primitive) => !evaluate(data, primitive) : (data, primitive) => !!evaluate(data, primitive);

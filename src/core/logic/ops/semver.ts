@@ -178,6 +178,19 @@ const semVer: OperatorDefinition = {
       return test === undefined || actual === null || target === null ? null : test(actual, target);
     };
   },
+  // `!` of null (not a version) is true: such a value fails the comparison.
+  compileNegation([actualArg, operatorArg, targetArg]) {
+    if (!operatorArg!.isConstant || !targetArg!.isConstant) return undefined;
+    const test = findTest(operatorArg!.constant);
+    const target = parseSemVer(targetArg!.constant);
+    if (test === undefined || target === null) return undefined;
+    const readActual = createVersionReader();
+    const evaluateActual = actualArg!.evaluate;
+    return function failConstantVersion(data, primitive) {
+      const actual = readActual(evaluateActual(data, primitive));
+      return actual === null || !test(actual, target);
+    };
+  },
 };
 
 export const semverOperators: readonly OperatorDefinition[] = [semVer];

@@ -51,6 +51,16 @@ function defineAffixOperator(name: string, test: AffixTest): OperatorDefinition 
         return typeof value === 'string' && typeof affix === 'string' ? test(value, affix) : null;
       };
     },
+    // `!` of the null above is true, so a value that is not a string fails the test.
+    compileNegation([valueArg, affixArg]) {
+      if (!affixArg!.isConstant || typeof affixArg!.constant !== 'string') return undefined;
+      const affix = affixArg!.constant;
+      const evaluateValue = valueArg!.evaluate;
+      return function failConstantAffix(data, primitive) {
+        const value = evaluateValue(data, primitive);
+        return typeof value === 'string' ? !test(value, affix) : true;
+      };
+    },
   };
 }
 
