@@ -40,6 +40,8 @@ export class RequestMemo {
   private ruleTrue = 0;
   /** Rule slots past the bit fields: 0 unknown, 1 false, 2 true. */
   private wideRules: Uint8Array | undefined = undefined;
+  /** Whether the owner has made a single decision (not a list) with this memo yet. */
+  private decidedOnce = false;
 
   /** `declared`: the shared memo of the context's capabilities object; undefined when it declared none. */
   constructor(private readonly declared: CapabilityMemo | undefined = undefined) {}
@@ -51,8 +53,21 @@ export class RequestMemo {
       this.ruleKnown = 0;
       this.ruleTrue = 0;
       this.wideRules?.fill(0);
+      this.decidedOnce = false;
     }
     return this;
+  }
+
+  /**
+   * Where a single decision keeps rule answers: nowhere for the owner's first one, this memo
+   * from the second on. Most requests (a call, a read) decide once, and storing answers nobody
+   * reads again cost that decision about 5 %; a request that decides again (a read trying
+   * templates, a list) remembers from then on. Capability answers are kept from the first.
+   */
+  rulesForDecision(): this | undefined {
+    if (this.decidedOnce) return this;
+    this.decidedOnce = true;
+    return undefined;
   }
 
   /** Forgets every answer (a benchmark uses it to time a request's first decision). */

@@ -173,8 +173,11 @@ export function compileRuleCollectingIssues(
     if (!valid || !definition.pure || !args.every((arg) => arg.isConstant)) {
       const { neverArray } = definition;
       const scalar = typeof neverArray === 'function' ? neverArray(args) : neverArray === true;
-      const negation = valid ? definition.compileNegation?.(args) : undefined;
-      return { evaluate, isConstant: false, constant: undefined, raw: rule, path, neverArray: scalar, negation };
+      if (!valid) return { evaluate, isConstant: false, constant: undefined, raw: rule, path, neverArray: scalar };
+      const negation = definition.compileNegation?.(args);
+      const field = definition.fieldRead?.(args, scope);
+      const test = definition.flatTest?.(args);
+      return { evaluate, isConstant: false, constant: undefined, raw: rule, path, neverArray: scalar, negation, field, test };
     }
     return fold(evaluate, rule, operationPath);
   }

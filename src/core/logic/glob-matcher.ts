@@ -8,14 +8,22 @@ export type GlobMatcher = (value: string) => boolean;
 
 type Token = { kind: 'literal'; char: string } | { kind: 'star' } | { kind: 'globstar' } | { kind: 'one' };
 
+/** The two shapes most globs have, matched without the simulation: a literal, or a literal prefix (`/mcp/**`). */
+export function simpleGlob(pattern: string): { exact: string } | { prefix: string } | undefined {
+  if (!/[*?]/.test(pattern)) return { exact: pattern };
+  const prefix = pattern.slice(0, -2);
+  return pattern.endsWith('**') && !/[*?]/.test(prefix) ? { prefix } : undefined;
+}
+
 export function compileGlob(pattern: string): GlobMatcher {
-  if (!/[*?]/.test(pattern)) {
+  const simple = simpleGlob(pattern);
+  if (simple !== undefined && 'exact' in simple) {
     return function matchExact(value) {
       return value === pattern;
     };
   }
-  const prefix = pattern.slice(0, -2);
-  if (pattern.endsWith('**') && !/[*?]/.test(prefix)) {
+  if (simple !== undefined) {
+    const prefix = simple.prefix;
     return function matchPrefix(value) {
       return value.startsWith(prefix);
     };

@@ -1,4 +1,5 @@
 import type { PolicyIssue } from '../errors.js';
+import type { FlatTest } from './flat-tests.js';
 
 /**
  * A compiled rule node. `data` is the document a rule reads; in predicate mode it is the
@@ -18,6 +19,20 @@ export interface CompiledArg {
   readonly neverArray: boolean;
   /** `{"!": <this argument>}` as one evaluator, when its operator offers one (see `compileNegation`). */
   readonly negation?: Evaluator;
+  /** A static `var` the scope reads in its field switch, without a call (see `DataScope.fieldOf`). */
+  readonly field?: FieldRead;
+  /** This argument as a test `and`/`or` can run as data (see flat-tests.ts). */
+  readonly test?: FlatTest;
+}
+
+/** Reads field `field` (with `key`, e.g. a header name) of the data; undefined when absent. */
+export type FieldReader = (field: number, key: string, data: unknown, primitive: unknown) => unknown;
+
+/** A static path the scope reads with one `switch` instead of a reader closure. */
+export interface FieldRead {
+  readonly field: number;
+  readonly key: string;
+  readonly read: FieldReader;
 }
 
 /** How `var`, `missing`, `has` and `fractional` find their data; differs between plain data and predicate mode. */
@@ -32,6 +47,8 @@ export interface DataScope {
   readonly capabilities: Evaluator;
   /** The bucketing key `fractional` uses when the rule names none. */
   readonly defaultBucketKey: Evaluator;
+  /** The field read of a static path, when the scope has one; must read what resolveStatic's evaluator reads. */
+  fieldOf?(segments: readonly string[]): FieldRead | undefined;
 }
 
 export interface CompileContext {
@@ -63,6 +80,10 @@ export interface OperatorDefinition {
    * where a rule is a tree of calls V8 cannot inline. Only called for rules without issues.
    */
   compileNegation?(args: readonly CompiledArg[]): Evaluator | undefined;
+  /** This operation as a flat test (flat-tests.ts), when it has one; only called for rules without issues. */
+  flatTest?(args: readonly CompiledArg[]): FlatTest | undefined;
+  /** For `var`: the scope's field read of this path, if any. */
+  fieldRead?(args: readonly CompiledArg[], scope: DataScope): FieldRead | undefined;
 }
 
 export interface CompileLimits {

@@ -130,17 +130,18 @@ function createPolicy(
       const memo = listMemo ?? memoFor(context, memoOwner);
       const requirements = plan.requirements;
       if (!requirements.isEmpty && !requirements.met(context, memo)) return false;
+      const rulesMemo = listMemo ?? memo?.rulesForDecision();
       const deny = plan.deny;
       for (let index = 0; index < deny.length; index++) {
         const rule = deny[index]!;
         ruleId = rule.id;
-        if (holds(rule, context, primitive, memo)) return false;
+        if (holds(rule, context, primitive, rulesMemo)) return false;
       }
       const allow = plan.allow;
       for (let index = 0; index < allow.length; index++) {
         const rule = allow[index]!;
         ruleId = rule.id;
-        if (holds(rule, context, primitive, memo)) return true;
+        if (holds(rule, context, primitive, rulesMemo)) return true;
       }
       return allowByDefault;
     } catch (error) {

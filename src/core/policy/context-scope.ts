@@ -1,5 +1,5 @@
 import { forbiddenSegments, isWholeDataPath, readPath, splitPath } from '../logic/path.js';
-import { compileContextReader } from './context-readers.js';
+import { compileContextReader, contextFieldOf } from './context-readers.js';
 import { suggestName } from '../logic/suggest.js';
 import type { DataScope, Evaluator } from '../logic/types.js';
 import type { PrimitiveMetadata, RequestContext } from '../context.js';
@@ -47,6 +47,11 @@ export function createContextScope(reads: Set<string>): DataScope {
       const canonicalRoot = root === 'tool' ? 'primitive' : root;
       reads.add([canonicalRoot, ...rest].join('.'));
       return compileContextReader([canonicalRoot, ...rest]);
+    },
+    fieldOf(segments) {
+      // Called after resolveStatic accepted the path (which recorded it in `reads`).
+      const [root, ...rest] = segments;
+      return root !== undefined && isRoot(root) ? contextFieldOf([root === 'tool' ? 'primitive' : root, ...rest]) : undefined;
     },
     declareDynamicAccess() {
       reads.add(readsEverything);

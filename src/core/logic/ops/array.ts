@@ -1,5 +1,6 @@
 import { PolicyEvaluationError } from '../../errors.js';
 import { spendSteps } from '../budget.js';
+import { containsItem, flatTest, TestKind } from '../flat-tests.js';
 import { isTruthy } from '../truthy.js';
 import type { Evaluator, OperatorDefinition } from '../types.js';
 
@@ -92,9 +93,23 @@ const merge: OperatorDefinition = {
   },
 };
 
-/** `in` over a literal list: strict membership, as `indexOf` gives; a Set once the list is long. */
-function inLiteralList(list: readonly unknown[], evaluateNeedle: Evaluator, negate: boolean): Evaluator {
-  if (list.length > 8 && !list.some((item) => typeof item === 'number' && Number.isNaN(item))) {
+/** A literal list is searched as `indexOf` does (strict equality); a Set does the same once the list is long. */
+function usesSet(list: readonly unknown[]): boolean {
+  return list.length > 8 && !list.some((item) => typeof item === 'number' && Number.isNaN(item));
+}
+
+/**
+ * A literal list as the array `in` searches: a private, unfrozen copy. Literals are frozen, and
+ * V8 does not inline `indexOf` on a frozen array (8–15 ns against 5 for three names).
+ */
+function searchable(list: readonly unknown[]): readonly unknown[] {
+  return [...list];
+}
+
+/** `in` over a literal list: strict membership. */
+function inLiteralList(literal: readonly unknown[], evaluateNeedle: Evaluator, negate: boolean): Evaluator {
+  const list = searchable(literal);
+  if (usesSet(list)) {
     const members = new Set<unknown>(list);
     return negate
       ? function notInConstantSet(data, primitive) {
@@ -113,27 +128,17 @@ function inLiteralList(list: readonly unknown[], evaluateNeedle: Evaluator, nega
       };
 }
 
-/** A literal needle in a string (substring) or an array (strict membership); anything else does not contain it. */
 function literalIn(item: unknown, evaluateContainer: Evaluator, negate: boolean): Evaluator {
   return negate
     ? function constantIsNotIn(data, primitive) {
-        const container = evaluateContainer(data, primitive);
-        if (typeof container === 'string') return container === '' || container.indexOf(item as string) === -1;
-        if (Array.isArray(container)) return container.indexOf(item) === -1;
-        return true;
+        return !containsItem(evaluateContainer(data, primitive), item);
       }
     : function constantIsIn(data, primitive) {
-        const container = evaluateContainer(data, primitive);
-        if (typeof container === 'string') return container !== '' && container.indexOf(item as string) !== -1;
-        if (Array.isArray(container)) return container.indexOf(item) !== -1;
-        return false;
+        return containsItem(evaluateContainer(data, primitive), item);
       };
 }
 
-/**
- * `in`: substring of a string, or strict membership in an array; anything else is false, and so is
- * the empty string, which json-logic-js rejects as falsy before searching it (even for `""`).
- */
+/** `in`: substring of a string, or strict membership in an array; anything else is false (see containsItem). */
 const membership: OperatorDefinition = {
   name: 'in',
   arity: { min: 2, max: 2 },
@@ -145,17 +150,21 @@ const membership: OperatorDefinition = {
     if (needle!.isConstant) return literalIn(needle!.constant, haystack!.evaluate, false);
     const evaluateHaystack = haystack!.evaluate;
     return function isIn(data, primitive) {
-      const item = evaluateNeedle(data, primitive);
-      const container = evaluateHaystack(data, primitive);
-      if (typeof container === 'string') return container !== '' && container.indexOf(item as string) !== -1;
-      if (Array.isArray(container)) return container.indexOf(item) !== -1;
-      return false;
+      return containsItem(evaluateHaystack(data, primitive), evaluateNeedle(data, primitive));
     };
   },
   // The two literal forms policies use (`!in` a list of names, a scope `!in` the granted ones).
   compileNegation([needle, haystack]) {
     if (haystack!.isConstant && Array.isArray(haystack!.constant)) return inLiteralList(haystack!.constant, needle!.evaluate, true);
     if (needle!.isConstant) return literalIn(needle!.constant, haystack!.evaluate, true);
+    return undefined;
+  },
+  flatTest([needle, haystack]) {
+    if (haystack!.isConstant && Array.isArray(haystack!.constant)) {
+      const list: readonly unknown[] = haystack!.constant;
+      return usesSet(list) ? flatTest(TestKind.InSet, needle!, new Set(list)) : flatTest(TestKind.InList, needle!, searchable(list));
+    }
+    if (needle!.isConstant) return flatTest(TestKind.Contains, haystack!, needle!.constant);
     return undefined;
   },
 };

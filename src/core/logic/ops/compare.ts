@@ -1,3 +1,4 @@
+import { flatTest, TestKind } from '../flat-tests.js';
 import type { CompiledArg, Evaluator, OperatorDefinition } from '../types.js';
 
 // Comparisons keep JavaScript's coercions on purpose: that is what json-logic-js does, and the
@@ -79,6 +80,11 @@ function comparison(operator: Operator): OperatorDefinition {
       const [left, right] = args as [CompiledArg, CompiledArg];
       if (right.isConstant) return compareWithConstant(operator, left.evaluate, right.constant);
       return compareValues(operator, left.evaluate, right.evaluate);
+    },
+    flatTest(args) {
+      if (complement === undefined || args.length !== 2 || !args[1]!.isConstant) return undefined;
+      const kind = operator === '==' || operator === '!=' ? TestKind.LooseEquals : TestKind.StrictEquals;
+      return flatTest(kind, args[0]!, args[1]!.constant, operator === '!=' || operator === '!==');
     },
     compileNegation(args) {
       if (complement === undefined || args.length !== 2) return undefined;

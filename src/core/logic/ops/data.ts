@@ -6,6 +6,10 @@ const variable: OperatorDefinition = {
   name: 'var',
   arity: { min: 0, max: 2 },
   pure: false,
+  fieldRead([pathArg, fallbackArg], scope) {
+    if (pathArg === undefined || !pathArg.isConstant || fallbackArg !== undefined || scope.fieldOf === undefined) return undefined;
+    return scope.fieldOf(isWholeDataPath(pathArg.constant) ? [] : splitPath(pathArg.constant));
+  },
   compile(args, ctx, path) {
     const [pathArg, fallbackArg] = args;
     const fallback = fallbackArg?.evaluate;

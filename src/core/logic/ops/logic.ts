@@ -1,3 +1,4 @@
+import { compileTestGroup, negatedTest } from '../flat-tests.js';
 import { isTruthy } from '../truthy.js';
 import type { CompiledArg, Evaluator, OperatorDefinition } from '../types.js';
 
@@ -12,6 +13,7 @@ function negation(name: '!' | '!!', negate: boolean): OperatorDefinition {
     arity: { min: 1, max: 1 },
     pure: true,
     neverArray: true,
+    flatTest: negate ? ([operand]) => negatedTest(operand!) : undefined,
     compile([operand]) {
       if (negate && operand!.negation !== undefined) return operand!.negation;
       const evaluate = operand!.evaluate;
@@ -36,6 +38,8 @@ function shortCircuit(name: 'and' | 'or', stopOn: boolean): OperatorDefinition {
     pure: true,
     neverArray: allNeverArray,
     compile(args) {
+      const group = compileTestGroup(args, stopOn);
+      if (group !== undefined) return group;
       const operands = args.map((arg) => arg.evaluate);
       if (operands.length === 2 && args[0]!.neverArray) {
         const [first, second] = operands as [Evaluator, Evaluator];

@@ -1,116 +1,13 @@
+import { flatTest, TestKind } from '../flat-tests.js';
+import { compareToVersion, parseSemVer, readVersion, versionHolds, versionOperators, type SemVer, type VersionComparison } from '../semver.js';
 import type { CompiledArg, CompileContext, Evaluator, OperatorDefinition } from '../types.js';
 
-// `sem_ver` as flagd evaluates it: versions follow Go's golang.org/x/mod/semver (which flagd's Go
-// evaluator uses) — strict SemVer 2.0, plus the shorthands "1" and "1.2" (no prerelease or build on
-// those) — after stripping one leading "v" or "V"; numbers are read as their decimal text, so 1.2
-// is "1.2". `^` matches the major version and `~` major and minor, as in flagd (not npm ranges).
-// A value that is not a version yields null, so the flag's default variant applies.
+// `sem_ver`: `{"sem_ver": [<version>, <operator>, <version>]}`, flagd's semantics (see ../semver.ts).
 
-/** A parsed version. Numeric parts stay digit strings so any length compares exactly, as in Go. */
-export interface SemVer {
-  readonly major: string;
-  readonly minor: string;
-  readonly patch: string;
-  /** Prerelease identifiers; empty for a release. Build metadata is dropped: it never affects order. */
-  readonly prerelease: readonly string[];
-  /** The order of a release with small parts as one number (major·2³² + minor·2¹⁶ + patch), so most comparisons are one subtraction; undefined otherwise. */
-  readonly rank: number | undefined;
-}
+export { compareSemVer, parseSemVer, type SemVer } from '../semver.js';
 
-const number = '0|[1-9]\\d*';
-const prereleaseIdentifier = `${number}|\\d*[A-Za-z-][0-9A-Za-z-]*`;
-const versionPattern = new RegExp(
-  `^[vV]?(${number})(?:\\.(${number})(?:\\.(${number})` +
-    `(?:-((?:${prereleaseIdentifier})(?:\\.(?:${prereleaseIdentifier}))*))?` +
-    `(?:\\+[0-9A-Za-z-]+(?:\\.[0-9A-Za-z-]+)*)?)?)?$`,
-);
-const numericIdentifier = /^\d+$/;
-
-/** Parses a version string or number the way flagd does; null when it is not a version. */
-export function parseSemVer(value: unknown): SemVer | null {
-  let text: string;
-  if (typeof value === 'string') text = value;
-  else if (typeof value === 'number' && Number.isFinite(value)) text = String(value);
-  else return null;
-  const match = versionPattern.exec(text);
-  if (match === null) return null;
-  const major = match[1]!;
-  const minor = match[2] ?? '0';
-  const patch = match[3] ?? '0';
-  const prerelease = match[4] === undefined ? [] : match[4].split('.');
-  return { major, minor, patch, prerelease, rank: rankOf(major, minor, patch, prerelease.length > 0) };
-}
-
-function rankOf(major: string, minor: string, patch: string, isPrerelease: boolean): number | undefined {
-  if (isPrerelease || major.length > 6 || minor.length > 5 || patch.length > 5) return undefined;
-  const [a, b, c] = [Number(major), Number(minor), Number(patch)];
-  if (a >= 2 ** 20 || b >= 2 ** 16 || c >= 2 ** 16) return undefined;
-  return a * 2 ** 32 + b * 2 ** 16 + c;
-}
-
-function compareDigits(a: string, b: string): number {
-  if (a.length !== b.length) return a.length < b.length ? -1 : 1;
-  return a < b ? -1 : a > b ? 1 : 0;
-}
-
-function compareIdentifiers(a: string, b: string): number {
-  const aNumeric = numericIdentifier.test(a);
-  const bNumeric = numericIdentifier.test(b);
-  if (aNumeric && bNumeric) return compareDigits(a, b);
-  if (aNumeric !== bNumeric) return aNumeric ? -1 : 1;
-  return a < b ? -1 : a > b ? 1 : 0;
-}
-
-/** SemVer 2.0 precedence: -1, 0 or 1. A prerelease sorts before its release. */
-export function compareSemVer(a: SemVer, b: SemVer): number {
-  if (a.rank !== undefined && b.rank !== undefined) return a.rank === b.rank ? 0 : a.rank < b.rank ? -1 : 1;
-  const core = compareDigits(a.major, b.major) || compareDigits(a.minor, b.minor) || compareDigits(a.patch, b.patch);
-  if (core !== 0) return core;
-  if (a.prerelease.length === 0 || b.prerelease.length === 0) {
-    return a.prerelease.length === b.prerelease.length ? 0 : a.prerelease.length === 0 ? 1 : -1;
-  }
-  const shared = Math.min(a.prerelease.length, b.prerelease.length);
-  for (let index = 0; index < shared; index++) {
-    const order = compareIdentifiers(a.prerelease[index]!, b.prerelease[index]!);
-    if (order !== 0) return order;
-  }
-  return Math.sign(a.prerelease.length - b.prerelease.length);
-}
-
-type VersionTest = (actual: SemVer, target: SemVer) => boolean;
-
-const versionTests: Readonly<Record<string, VersionTest>> = Object.freeze({
-  '=': (a, b) => compareSemVer(a, b) === 0,
-  '!=': (a, b) => compareSemVer(a, b) !== 0,
-  '<': (a, b) => compareSemVer(a, b) < 0,
-  '<=': (a, b) => compareSemVer(a, b) <= 0,
-  '>': (a, b) => compareSemVer(a, b) > 0,
-  '>=': (a, b) => compareSemVer(a, b) >= 0,
-  '^': (a, b) => a.major === b.major,
-  '~': (a, b) => a.major === b.major && a.minor === b.minor,
-});
-
-function findTest(operator: unknown): VersionTest | undefined {
-  return typeof operator === 'string' && Object.hasOwn(versionTests, operator) ? versionTests[operator] : undefined;
-}
-
-/**
- * Parses with a one-entry memo: one request usually compares the same client version in many
- * rules and primitives, so repeated calls skip the regex and the allocation.
- */
-// Versions repeat across callers (a few client releases), so parses are shared by every
-// sem_ver clause; the cache is bounded and simply starts over when full.
-const parsedVersions = new Map<string, SemVer | null>();
-const maxParsedVersions = 1024;
-
-function readVersion(value: unknown): SemVer | null {
-  if (typeof value !== 'string' || value.length > 256) return parseSemVer(value);
-  const known = parsedVersions.get(value);
-  if (known !== undefined) return known;
-  const version = parseSemVer(value);
-  if (parsedVersions.size >= maxParsedVersions) parsedVersions.clear();
-  parsedVersions.set(value, version);
-  return version;
+function isVersionOperator(operator: unknown): operator is string {
+  return typeof operator === 'string' && versionOperators.has(operator);
 }
 
 /** A reader with a one-entry memo in front of the shared cache: a list request asks about one caller's version 1,000 times. */
@@ -129,8 +26,8 @@ function createVersionReader(): (value: unknown) => SemVer | null {
 function reportLiterals(args: readonly CompiledArg[], ctx: CompileContext): boolean {
   const [actual, operator, target] = args as [CompiledArg, CompiledArg, CompiledArg];
   let valid = true;
-  if (operator.isConstant && findTest(operator.constant) === undefined) {
-    const names = Object.keys(versionTests).map((name) => JSON.stringify(name)).join(', ');
+  if (operator.isConstant && !isVersionOperator(operator.constant)) {
+    const names = [...versionOperators].map((name) => JSON.stringify(name)).join(', ');
     ctx.report({
       code: 'invalid_argument',
       path: operator.path,
@@ -151,6 +48,13 @@ function reportLiterals(args: readonly CompiledArg[], ctx: CompileContext): bool
   return valid;
 }
 
+/** The literal comparison of `[value, operator, target]`, when operator and target are valid literals. */
+function literalComparison(operatorArg: CompiledArg, targetArg: CompiledArg): VersionComparison | undefined {
+  if (!operatorArg.isConstant || !targetArg.isConstant || !isVersionOperator(operatorArg.constant)) return undefined;
+  const target = parseSemVer(targetArg.constant);
+  return target === null ? undefined : { operator: operatorArg.constant, target };
+}
+
 const semVer: OperatorDefinition = {
   name: 'sem_ver',
   arity: { min: 3, max: 3 },
@@ -161,34 +65,34 @@ const semVer: OperatorDefinition = {
     if (!reportLiterals(args, ctx)) return () => null;
     const readActual = createVersionReader();
     const evaluateActual = actualArg.evaluate;
-    if (operatorArg.isConstant && targetArg.isConstant) {
+    const comparison = literalComparison(operatorArg, targetArg);
+    if (comparison !== undefined) {
       // The common shape, `[{"var": "version"}, ">=", "2.0.0"]`: operator and target resolved once.
-      const test = findTest(operatorArg.constant)!;
-      const target = parseSemVer(targetArg.constant)!;
+      const { operator, target } = comparison;
       return function compareToConstantVersion(data, primitive) {
         const actual = readActual(evaluateActual(data, primitive));
-        return actual === null ? null : test(actual, target);
+        return actual === null ? null : versionHolds(operator, actual, target);
       };
     }
     const readTarget = createVersionReader();
     return function compareVersions(data, primitive) {
-      const test = findTest(operatorArg.evaluate(data, primitive));
+      const operator = operatorArg.evaluate(data, primitive);
       const actual = readActual(evaluateActual(data, primitive));
       const target = readTarget(targetArg.evaluate(data, primitive));
-      return test === undefined || actual === null || target === null ? null : test(actual, target);
+      return !isVersionOperator(operator) || actual === null || target === null ? null : versionHolds(operator, actual, target);
     };
+  },
+  flatTest([actualArg, operatorArg, targetArg]) {
+    const comparison = literalComparison(operatorArg!, targetArg!);
+    return comparison === undefined ? undefined : flatTest(TestKind.Version, actualArg!, comparison);
   },
   // `!` of null (not a version) is true: such a value fails the comparison.
   compileNegation([actualArg, operatorArg, targetArg]) {
-    if (!operatorArg!.isConstant || !targetArg!.isConstant) return undefined;
-    const test = findTest(operatorArg!.constant);
-    const target = parseSemVer(targetArg!.constant);
-    if (test === undefined || target === null) return undefined;
-    const readActual = createVersionReader();
+    const comparison = literalComparison(operatorArg!, targetArg!);
+    if (comparison === undefined) return undefined;
     const evaluateActual = actualArg!.evaluate;
     return function failConstantVersion(data, primitive) {
-      const actual = readActual(evaluateActual(data, primitive));
-      return actual === null || !test(actual, target);
+      return !compareToVersion(evaluateActual(data, primitive), comparison);
     };
   },
 };

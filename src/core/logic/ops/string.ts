@@ -1,3 +1,4 @@
+import { flatTest, TestKind } from '../flat-tests.js';
 import type { CompiledArg, CompileContext, Evaluator, OperatorDefinition } from '../types.js';
 
 // flagd's `starts_with` and `ends_with`: case-sensitive, both arguments strings. Anything else
@@ -27,7 +28,7 @@ function reportNonStrings(name: string, args: readonly CompiledArg[], ctx: Compi
   return valid;
 }
 
-function defineAffixOperator(name: string, test: AffixTest): OperatorDefinition {
+function defineAffixOperator(name: string, test: AffixTest, kind: typeof TestKind.StartsWith | typeof TestKind.EndsWith): OperatorDefinition {
   return {
     name,
     arity: { min: 2, max: 2 },
@@ -51,6 +52,10 @@ function defineAffixOperator(name: string, test: AffixTest): OperatorDefinition 
         return typeof value === 'string' && typeof affix === 'string' ? test(value, affix) : null;
       };
     },
+    flatTest([valueArg, affixArg]) {
+      if (!affixArg!.isConstant || typeof affixArg!.constant !== 'string') return undefined;
+      return flatTest(kind, valueArg!, affixArg!.constant);
+    },
     // `!` of the null above is true, so a value that is not a string fails the test.
     compileNegation([valueArg, affixArg]) {
       if (!affixArg!.isConstant || typeof affixArg!.constant !== 'string') return undefined;
@@ -65,6 +70,6 @@ function defineAffixOperator(name: string, test: AffixTest): OperatorDefinition 
 }
 
 export const stringOperators: readonly OperatorDefinition[] = [
-  defineAffixOperator('starts_with', (value, prefix) => value.startsWith(prefix)),
-  defineAffixOperator('ends_with', (value, suffix) => value.endsWith(suffix)),
+  defineAffixOperator('starts_with', (value, prefix) => value.startsWith(prefix), TestKind.StartsWith),
+  defineAffixOperator('ends_with', (value, suffix) => value.endsWith(suffix), TestKind.EndsWith),
 ];

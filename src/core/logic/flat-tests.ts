@@ -1,0 +1,148 @@
+import { compareToVersion, type VersionComparison } from './semver.js';
+import type { CompiledArg, Evaluator, FieldReader } from './types.js';
+
+// Policies are mostly `and`/`or` over simple tests: one value of the request compared with
+// literals (a client name `in` a list, `sem_ver >=`, a header `===`, an endpoint prefix). As
+// closures, `and` calls each test and each test calls its `var` reader; V8 gives all closures
+// made at one source site one set of inline caches, so once a process has a few rules those calls
+// are megamorphic: never inlined, each a full call. Here the tests of one `and`/`or` are data,
+// run by one function: the test is picked by a `switch`, the value read by the scope's field
+// `switch`, and every call left is monomorphic. The values are the closures' own (the closures
+// stay the reference; test/core/logic/flat-tests.test.ts compares both).
+
+/** Which test runTest applies. */
+export const TestKind = {
+  /** The operand's value itself (any scalar-valued operation inside an `and`/`or`). */
+  Value: 0,
+  LooseEquals: 1,
+  StrictEquals: 2,
+  InList: 3,
+  InSet: 4,
+  /** A literal in a string (substring) or an array (member). */
+  Contains: 5,
+  StartsWith: 6,
+  EndsWith: 7,
+  /** `sem_ver` with a literal operator and target: `literal` is a VersionComparison. */
+  Version: 8,
+  /** A glob's literal prefix (`/mcp/**`): false, not null, for a value that is not a string. */
+  Prefix: 9,
+  /** Any other predicate over the value (a glob): `literal` is a `(value) => result` function. */
+  Predicate: 10,
+} as const;
+
+type Kind = (typeof TestKind)[keyof typeof TestKind];
+
+/** One test as data. Built only by `createTest`, so every test has one object shape. */
+export interface FlatTest {
+  readonly kind: Kind;
+  /** `!` of the result (tests never return arrays, so `!value` is JSON-Logic's negation). */
+  readonly negate: boolean;
+  /** The operand: field `field` (≥ 0) of the scope's field switch, or else `read`'s value. */
+  readonly field: number;
+  readonly key: string;
+  readonly readField: FieldReader;
+  readonly read: Evaluator;
+  /** The literal the value is tested against: a value, list, Set, affix or predicate. */
+  readonly literal: unknown;
+}
+
+const noFieldReader: FieldReader = () => undefined;
+
+function makeTest(kind: Kind, negate: boolean, field: number, key: string, readField: FieldReader, read: Evaluator, literal: unknown): FlatTest {
+  return { kind, negate, field, key, readField, read, literal };
+}
+
+function createTest(kind: Kind, negate: boolean, operand: CompiledArg, literal: unknown): FlatTest {
+  const field = operand.field;
+  if (field === undefined) return makeTest(kind, negate, -1, '', noFieldReader, operand.evaluate, literal);
+  return makeTest(kind, negate, field.field, field.key, field.read, operand.evaluate, literal);
+}
+
+/** A test of `operand`'s value against `literal`; `negate` for `!=`, `!==`. */
+export function flatTest(kind: Exclude<Kind, 0>, operand: CompiledArg, literal: unknown, negate = false): FlatTest {
+  return createTest(kind, negate, operand, literal);
+}
+
+/** `!` of an argument that never evaluates to an array, as a test. */
+export function negatedTest(arg: CompiledArg): FlatTest | undefined {
+  if (!arg.neverArray) return undefined;
+  const test = arg.test;
+  if (test === undefined) return createTest(TestKind.Value, true, arg, undefined);
+  return makeTest(test.kind, !test.negate, test.field, test.key, test.readField, test.read, test.literal);
+}
+
+function operandValue(test: FlatTest, data: unknown, primitive: unknown): unknown {
+  if (test.field < 0) return test.read(data, primitive);
+  const value = test.readField(test.field, test.key, data, primitive);
+  return value === undefined ? null : value; // what `var` gives for a missing value
+}
+
+function testValue(kind: Kind, literal: unknown, value: unknown): unknown {
+  switch (kind) {
+    case TestKind.LooseEquals:
+      // eslint-disable-next-line eqeqeq -- JSON-Logic's `==` is JavaScript's
+      return value == literal;
+    case TestKind.StrictEquals:
+      return value === literal;
+    case TestKind.InList:
+      return (literal as readonly unknown[]).indexOf(value) !== -1;
+    case TestKind.InSet:
+      return (literal as ReadonlySet<unknown>).has(value);
+    case TestKind.Contains:
+      return containsItem(value, literal);
+    case TestKind.StartsWith:
+      return typeof value === 'string' ? value.startsWith(literal as string) : null;
+    case TestKind.EndsWith:
+      return typeof value === 'string' ? value.endsWith(literal as string) : null;
+    case TestKind.Version:
+      return compareToVersion(value, literal as VersionComparison);
+    case TestKind.Prefix:
+      return typeof value === 'string' && value.startsWith(literal as string);
+    case TestKind.Predicate:
+      return (literal as (value: unknown) => unknown)(value);
+    default:
+      return value;
+  }
+}
+
+/**
+ * `in`: a substring of a non-empty string (json-logic-js rejects a falsy haystack, even for
+ * `""`), or a strict member of an array; anything else contains nothing.
+ */
+export function containsItem(container: unknown, item: unknown): boolean {
+  if (typeof container === 'string') return container !== '' && container.indexOf(item as string) !== -1;
+  if (Array.isArray(container)) return container.indexOf(item) !== -1;
+  return false;
+}
+
+function runTest(test: FlatTest, data: unknown, primitive: unknown): unknown {
+  const result = testValue(test.kind, test.literal, operandValue(test, data, primitive));
+  return test.negate ? !result : result;
+}
+
+/**
+ * `and` (stopOn false) or `or` (stopOn true) as a loop over tests, when at least one operand is
+ * a test and none can be an array; undefined otherwise. Returns the value that decided, like the
+ * closures (and json-logic-js): the first falsy (`and`) or truthy (`or`) value, else the last.
+ */
+export function compileTestGroup(args: readonly CompiledArg[], stopOn: boolean): Evaluator | undefined {
+  if (!args.some((arg) => arg.test !== undefined) || !args.every((arg) => arg.neverArray)) return undefined;
+  const tests = args.map((arg) => arg.test ?? createTest(TestKind.Value, false, arg, undefined));
+  return stopOn
+    ? function anyTest(data, primitive) {
+        let value: unknown;
+        for (let index = 0; index < tests.length; index++) {
+          value = runTest(tests[index]!, data, primitive);
+          if (value) return value;
+        }
+        return value;
+      }
+    : function everyTest(data, primitive) {
+        let value: unknown;
+        for (let index = 0; index < tests.length; index++) {
+          value = runTest(tests[index]!, data, primitive);
+          if (!value) return value;
+        }
+        return value;
+      };
+}
