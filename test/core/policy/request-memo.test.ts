@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { RequestContext } from '../../../src/core/context.js';
 import { compilePolicy } from '../../../src/core/policy/compile-policy.js';
-import { CapabilityMemo, newMemoOwner, RequestMemo } from '../../../src/core/request-memo.js';
+import { CapabilityMemo, FrozenRequestContext, newMemoOwner, RequestMemo } from '../../../src/core/request-memo.js';
 import { context, tool } from './fixtures.js';
 
 // A policy remembers, in a hidden slot of each context built by createRequestContext, the values
@@ -95,6 +95,19 @@ describe('per-request memo', () => {
     const other = context({ client: { capabilities: { roots: {} } } });
     expect(open.evaluate(other, sampling)).toBe(false);
     expect(alsoOpen.evaluate(other, roots)).toBe(true);
+  });
+
+  it('stores rule answers from a request’s second single decision on, and from a list’s first', () => {
+    const policy = compilePolicy({ version: 1, default: 'deny', rules: [headerRule('canary', 'x-canary', '1')] });
+    const request = context({ request: { headers: { 'x-canary': '1' } } });
+    const memo = FrozenRequestContext.memoOf(request)!;
+    expect(policy.evaluate(request, tool('search'))).toBe(true);
+    expect(memo.rule(0)).toBeUndefined(); // a call decides once: nothing stored
+    expect(policy.evaluate(request, tool('fetch'))).toBe(true);
+    expect(memo.rule(0)).toBe(true);
+    const listed = context({ request: { headers: { 'x-canary': '0' } } });
+    expect(policy.forContext(listed)(tool('search'))).toBe(false);
+    expect(FrozenRequestContext.memoOf(listed)!.rule(0)).toBe(false);
   });
 
   it('stores true, false and unknown per slot, in the bit field and past it', () => {
