@@ -77,28 +77,30 @@ function operandValue(test: FlatTest, data: unknown, primitive: unknown): unknow
   return value === undefined ? null : value; // what `var` gives for a missing value
 }
 
+// The cases are number literals (TestKind's values), not `TestKind.…`: V8 compiles a switch
+// over number literals to a jump table and any other switch to a chain of comparisons.
 function testValue(kind: Kind, literal: unknown, value: unknown): unknown {
   switch (kind) {
-    case TestKind.LooseEquals:
+    case 1: // LooseEquals
       // eslint-disable-next-line eqeqeq -- JSON-Logic's `==` is JavaScript's
       return value == literal;
-    case TestKind.StrictEquals:
+    case 2: // StrictEquals
       return value === literal;
-    case TestKind.InList:
+    case 3: // InList
       return (literal as readonly unknown[]).indexOf(value) !== -1;
-    case TestKind.InSet:
+    case 4: // InSet
       return (literal as ReadonlySet<unknown>).has(value);
-    case TestKind.Contains:
+    case 5: // Contains
       return containsItem(value, literal);
-    case TestKind.StartsWith:
+    case 6: // StartsWith
       return typeof value === 'string' ? value.startsWith(literal as string) : null;
-    case TestKind.EndsWith:
+    case 7: // EndsWith
       return typeof value === 'string' ? value.endsWith(literal as string) : null;
-    case TestKind.Version:
+    case 8: // Version
       return compareToVersion(value, literal as VersionComparison);
-    case TestKind.Prefix:
+    case 9: // Prefix
       return typeof value === 'string' && value.startsWith(literal as string);
-    case TestKind.Predicate:
+    case 10: // Predicate
       return (literal as (value: unknown) => unknown)(value);
     default:
       return value;

@@ -38,10 +38,12 @@ const contextFields = [
   'primitive.requires.headers',
   'primitive.endpoints',
 ] as const;
-const headerField = contextFields.length;
+/** A header (the key is its name): the case after the fields in readContextField, as a literal there. */
+const headerField = 27;
 
 /**
- * Field `field` of the context or the primitive (undefined when absent). Contexts and metadata
+ * Field `field` of the context or the primitive (undefined when absent). The cases are number
+ * literals, in contextFields' order, so V8 compiles the switch to a jump table. Contexts and metadata
  * are plain data built by createRequestContext and createPrimitiveMetadata; a hand-made object
  * that lacks a field fails that evaluation, which hides the primitive (fail closed).
  */
@@ -76,7 +78,7 @@ export function readContextField(field: number, key: string, data: unknown, meta
     case 24: return primitive.requires.capabilities;
     case 25: return primitive.requires.headers;
     case 26: return primitive.endpoints;
-    case headerField: {
+    case 27: {
       const value = context.request.headers[key];
       return typeof value === 'string' ? value : undefined;
     }
