@@ -210,7 +210,7 @@ export function createPrimitiveMetadata(
   };
   // A hidden, mutable slot inside the frozen metadata where a policy keeps its per-primitive
   // plan: cheaper on the hot path than a WeakMap lookup per decision.
-  Object.defineProperty(metadata, planSlot, { value: { owner: undefined, defaultDecides: false, requirements: undefined, deny: undefined, allow: undefined }, enumerable: false });
+  Object.defineProperty(metadata, planSlot, { value: { owner: undefined, defaultDecides: false, requirements: undefined, deny: undefined, allow: undefined, first: undefined }, enumerable: false });
   return deepFreeze(metadata);
 }
 
@@ -224,6 +224,7 @@ export interface PlanSlot {
   requirements: unknown;
   deny: unknown;
   allow: unknown;
+  first: unknown;
 }
 
 const maxCopiedDepth = 32;

@@ -177,7 +177,8 @@ export function compileRuleCollectingIssues(
       const negation = definition.compileNegation?.(args);
       const field = definition.fieldRead?.(args, scope);
       const test = definition.flatTest?.(args);
-      return { evaluate, isConstant: false, constant: undefined, raw: rule, path, neverArray: scalar, negation, field, test };
+      const group = definition.testGroup?.(args);
+      return { evaluate, isConstant: false, constant: undefined, raw: rule, path, neverArray: scalar, negation, field, test, group };
     }
     return fold(evaluate, rule, operationPath);
   }

@@ -67,8 +67,7 @@ export function flatTest(kind: Exclude<Kind, 0>, operand: CompiledArg, literal: 
 export function negatedTest(arg: CompiledArg): FlatTest | undefined {
   if (!arg.neverArray) return undefined;
   const test = arg.test;
-  if (test === undefined) return createTest(TestKind.Value, true, arg, undefined);
-  return makeTest(test.kind, !test.negate, test.field, test.key, test.readField, test.read, test.literal);
+  return test === undefined ? createTest(TestKind.Value, true, arg, undefined) : negation(test);
 }
 
 function operandValue(test: FlatTest, data: unknown, primitive: unknown): unknown {
@@ -117,19 +116,29 @@ export function containsItem(container: unknown, item: unknown): boolean {
   return false;
 }
 
-function runTest(test: FlatTest, data: unknown, primitive: unknown): unknown {
+/** A test's value: what the closure of the same rule returns. */
+export function runTest(test: FlatTest, data: unknown, primitive: unknown): unknown {
   const result = testValue(test.kind, test.literal, operandValue(test, data, primitive));
   return test.negate ? !result : result;
 }
 
-/**
- * `and` (stopOn false) or `or` (stopOn true) as a loop over tests, when at least one operand is
- * a test and none can be an array; undefined otherwise. Returns the value that decided, like the
- * closures (and json-logic-js): the first falsy (`and`) or truthy (`or`) value, else the last.
- */
-export function compileTestGroup(args: readonly CompiledArg[], stopOn: boolean): Evaluator | undefined {
+/** `and` (stopOn false) or `or` (stopOn true) over tests. */
+export interface TestGroup {
+  readonly tests: readonly FlatTest[];
+  readonly stopOn: boolean;
+}
+
+/** The group of an `and`/`or` when at least one operand is a test and none can be an array; undefined otherwise. */
+export function testGroup(args: readonly CompiledArg[], stopOn: boolean): TestGroup | undefined {
   if (!args.some((arg) => arg.test !== undefined) || !args.every((arg) => arg.neverArray)) return undefined;
-  const tests = args.map((arg) => arg.test ?? createTest(TestKind.Value, false, arg, undefined));
+  return { tests: args.map((arg) => arg.test ?? createTest(TestKind.Value, false, arg, undefined)), stopOn };
+}
+
+/**
+ * A group as a loop over its tests. Returns the value that decided, like the closures (and
+ * json-logic-js): the first falsy (`and`) or truthy (`or`) value, else the last.
+ */
+export function compileTestGroup({ tests, stopOn }: TestGroup): Evaluator {
   return stopOn
     ? function anyTest(data, primitive) {
         let value: unknown;
@@ -147,4 +156,14 @@ export function compileTestGroup(args: readonly CompiledArg[], stopOn: boolean):
         }
         return value;
       };
+}
+
+/** `!` of a test. */
+export function negation(test: FlatTest): FlatTest {
+  return makeTest(test.kind, !test.negate, test.field, test.key, test.readField, test.read, test.literal);
+}
+
+/** A test of the value of `evaluate`, which must never return an array (`negate`: of its `!`). */
+export function valueTest(evaluate: Evaluator, negate: boolean): FlatTest {
+  return makeTest(TestKind.Value, negate, -1, '', noFieldReader, evaluate, undefined);
 }

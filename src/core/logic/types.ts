@@ -1,5 +1,5 @@
 import type { PolicyIssue } from '../errors.js';
-import type { FlatTest } from './flat-tests.js';
+import type { FlatTest, TestGroup } from './flat-tests.js';
 
 /**
  * A compiled rule node. `data` is the document a rule reads; in predicate mode it is the
@@ -23,6 +23,8 @@ export interface CompiledArg {
   readonly field?: FieldRead;
   /** This argument as a test `and`/`or` can run as data (see flat-tests.ts). */
   readonly test?: FlatTest;
+  /** This `and`/`or` as a group of tests, when it runs as one. */
+  readonly group?: TestGroup;
 }
 
 /** Reads field `field` (with `key`, e.g. a header name) of the data; undefined when absent. */
@@ -82,6 +84,8 @@ export interface OperatorDefinition {
   compileNegation?(args: readonly CompiledArg[]): Evaluator | undefined;
   /** This operation as a flat test (flat-tests.ts), when it has one; only called for rules without issues. */
   flatTest?(args: readonly CompiledArg[]): FlatTest | undefined;
+  /** For `and`/`or`: the group of tests they run as, if any. */
+  testGroup?(args: readonly CompiledArg[]): TestGroup | undefined;
   /** For `var`: the scope's field read of this path, if any. */
   fieldRead?(args: readonly CompiledArg[], scope: DataScope): FieldRead | undefined;
 }

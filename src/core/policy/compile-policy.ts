@@ -10,6 +10,7 @@ import { reportError } from './predicate.js';
 import { contentRevision } from './revision.js';
 import { describeUnmet, requirementReads, type MissingCapabilities } from './requirements.js';
 import { compileRules } from './compile-rules.js';
+import { decideFirst, FailedRule } from './first-decision.js';
 import { createPlanner, type CompiledPolicyRule } from './rule-plan.js';
 import { memoFor, newMemoOwner, RequestMemo } from '../request-memo.js';
 import { maxRules, policyDocumentSchema, toPolicyIssues, type NormalizedPolicyDocument, type PolicyDocument, type PolicyRule } from './schema.js';
@@ -89,7 +90,7 @@ function createPolicy(
 ): Policy {
   const enforce = document.enforceRequirements;
   const allowByDefault = document.default === 'allow';
-  const planFor = createPlanner(rules, { enforce, onMissingCapabilities: options.onMissingCapabilities ?? 'deny' });
+  const planFor = createPlanner(rules, { enforce, onMissingCapabilities: options.onMissingCapabilities ?? 'deny' }, allowByDefault);
   const steps = options.maxIterations ?? defaultLimits.maxIterations;
   const onError = options.onError;
   const requirementMarkers = enforce ? ['client.capabilities', 'request.headers', 'request.endpoint'] : [];
@@ -121,7 +122,8 @@ function createPolicy(
 
   // The hot path: one call per primitive per request. Indexed loops, no allocation, and the
   // iteration budget only for policies whose conditions iterate over arrays. A list passes its
-  // memo; a single decision looks the context's up only when the plan has something to ask.
+  // memo; a single decision looks the context's up only when the plan has something to ask,
+  // and a request's first one runs the plan's rules as one list of tests (first-decision.ts).
   function decide(context: RequestContext, primitive: PrimitiveMetadata, listMemo: RequestMemo | undefined): boolean {
     let ruleId: string | undefined;
     try {
@@ -131,6 +133,7 @@ function createPolicy(
       const requirements = plan.requirements;
       if (!requirements.isEmpty && !requirements.met(context, memo)) return false;
       const rulesMemo = listMemo ?? memo?.rulesForDecision();
+      if (rulesMemo === undefined) return decideFirst(plan.first, context, primitive);
       const deny = plan.deny;
       for (let index = 0; index < deny.length; index++) {
         const rule = deny[index]!;
@@ -145,7 +148,8 @@ function createPolicy(
       }
       return allowByDefault;
     } catch (error) {
-      reportError(onError, error, ruleId, primitive);
+      if (error instanceof FailedRule) reportError(onError, error.error, error.ruleId, primitive);
+      else reportError(onError, error, ruleId, primitive);
       return false;
     }
   }

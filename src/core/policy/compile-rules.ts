@@ -1,5 +1,6 @@
 import { joinPath, type PolicyIssue } from '../errors.js';
 import { compileRuleCollectingIssues, type CompiledRule } from '../logic/compile.js';
+import type { FlatTest, TestGroup } from '../logic/flat-tests.js';
 import { isTruthy } from '../logic/truthy.js';
 import type { Evaluator, OperatorDefinition } from '../logic/types.js';
 import type { CompilePolicyOptions } from './compile-policy.js';
@@ -29,6 +30,8 @@ export function compileRules(
       seen.set(rule.id, index);
     }
     let when: Evaluator | null = null;
+    let test: FlatTest | undefined;
+    let group: TestGroup | undefined;
     let whenNeverArray = true;
     let contextOnly = false;
     if (rule.when !== undefined) {
@@ -36,13 +39,14 @@ export function compileRules(
       const { root } = condition;
       when = root.isConstant ? (isTruthy(root.constant) ? null : () => false) : root.evaluate;
       whenNeverArray = root.neverArray;
+      if (!root.isConstant) ({ test, group } = root);
       contextOnly = condition.contextOnly && when !== null;
       if (condition.iterates) usage.iterates = true;
     }
     const effect = rule.effect ?? 'deny';
     const appliesTo = compileAppliesTo(rule.appliesTo);
     const memoSlot = contextOnly ? usage.memoSlots++ : -1;
-    return { id: rule.id, description: rule.description, effect, appliesTo, when, whenNeverArray, memoSlot };
+    return { id: rule.id, description: rule.description, effect, appliesTo, when, test, group, whenNeverArray, memoSlot };
   });
 }
 

@@ -1,6 +1,8 @@
 import { planSlot, type PlanSlot, type PrimitiveMetadata } from '../context.js';
 import { compileGlob, type GlobMatcher } from '../logic/glob-matcher.js';
+import type { FlatTest, TestGroup } from '../logic/flat-tests.js';
 import type { Evaluator } from '../logic/types.js';
+import { firstDecision, type FirstDecision } from './first-decision.js';
 import type { PolicyRule } from './schema.js';
 import { createRequirementCompiler, noRequirements, type MissingCapabilities, type RequirementCheck } from './requirements.js';
 
@@ -11,6 +13,9 @@ export interface CompiledPolicyRule {
   readonly effect: 'allow' | 'deny';
   readonly appliesTo: (primitive: PrimitiveMetadata) => boolean;
   readonly when: Evaluator | null;
+  /** `when` as a flat test or a group of them, when it runs as one (first-decision.ts uses them). */
+  readonly test: FlatTest | undefined;
+  readonly group: TestGroup | undefined;
   /** True when `when` never returns an array, so its truthiness is plain `!!`. */
   readonly whenNeverArray: boolean;
   /**
@@ -30,6 +35,8 @@ export interface PrimitivePlan {
   readonly requirements: RequirementCheck;
   readonly deny: readonly CompiledPolicyRule[];
   readonly allow: readonly CompiledPolicyRule[];
+  /** The same rules as one list of tests, for a request's first decision. */
+  readonly first: FirstDecision;
 }
 
 export function compileAppliesTo(appliesTo: PolicyRule['appliesTo']): (primitive: PrimitiveMetadata) => boolean {
@@ -53,6 +60,7 @@ export function compileAppliesTo(appliesTo: PolicyRule['appliesTo']): (primitive
 export function createPlanner(
   rules: readonly CompiledPolicyRule[],
   requirements: { enforce: boolean; onMissingCapabilities: MissingCapabilities },
+  allowByDefault: boolean,
 ): (primitive: PrimitiveMetadata) => PrimitivePlan {
   const plans = new WeakMap<PrimitiveMetadata, PrimitivePlan>();
   const requirementsOf = createRequirementCompiler(requirements.onMissingCapabilities);
@@ -60,9 +68,11 @@ export function createPlanner(
   // primitives but few distinct lists, and a few shared lists stay in the CPU cache while a
   // request decides primitive after primitive (per-primitive lists were a cache miss each).
   const ruleLists = new Map<string, readonly CompiledPolicyRule[]>();
+  const firstDecisions = new Map<string, FirstDecision>();
   const positions = new Map(rules.map((rule, index) => [rule, index]));
+  const keyOf = (list: readonly CompiledPolicyRule[]) => list.map((rule) => positions.get(rule)).join(',');
   function sharedList(list: CompiledPolicyRule[]): readonly CompiledPolicyRule[] {
-    const key = list.map((rule) => positions.get(rule)).join(',');
+    const key = keyOf(list);
     let known = ruleLists.get(key);
     if (known === undefined) {
       known = list;
@@ -70,15 +80,21 @@ export function createPlanner(
     }
     return known;
   }
+  function sharedFirstDecision(deny: readonly CompiledPolicyRule[], allow: readonly CompiledPolicyRule[]): FirstDecision {
+    const key = `${keyOf(deny)}|${keyOf(allow)}`;
+    let known = firstDecisions.get(key);
+    if (known === undefined) {
+      known = firstDecision(deny, allow, allowByDefault);
+      firstDecisions.set(key, known);
+    }
+    return known;
+  }
   function buildPlan(primitive: PrimitiveMetadata): PrimitivePlan {
     const applicable = rules.filter((rule) => rule.appliesTo(primitive));
     const checks = requirements.enforce ? requirementsOf(primitive) : noRequirements;
-    return {
-      defaultDecides: checks.isEmpty && applicable.length === 0,
-      requirements: checks,
-      deny: sharedList(applicable.filter((rule) => rule.effect === 'deny')),
-      allow: sharedList(applicable.filter((rule) => rule.effect === 'allow')),
-    };
+    const deny = sharedList(applicable.filter((rule) => rule.effect === 'deny'));
+    const allow = sharedList(applicable.filter((rule) => rule.effect === 'allow'));
+    return { defaultDecides: checks.isEmpty && applicable.length === 0, requirements: checks, deny, allow, first: sharedFirstDecision(deny, allow) };
   }
   const owner = {};
   return function planFor(primitive) {
@@ -98,6 +114,7 @@ export function createPlanner(
       slot.requirements = plan.requirements;
       slot.deny = plan.deny;
       slot.allow = plan.allow;
+      slot.first = plan.first;
     }
     return plan;
   };

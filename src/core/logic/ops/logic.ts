@@ -1,4 +1,4 @@
-import { compileTestGroup, negatedTest } from '../flat-tests.js';
+import { compileTestGroup, negatedTest, testGroup } from '../flat-tests.js';
 import { isTruthy } from '../truthy.js';
 import type { CompiledArg, Evaluator, OperatorDefinition } from '../types.js';
 
@@ -37,9 +37,10 @@ function shortCircuit(name: 'and' | 'or', stopOn: boolean): OperatorDefinition {
     arity: { min: 1, max: Infinity },
     pure: true,
     neverArray: allNeverArray,
+    testGroup: (args) => testGroup(args, stopOn),
     compile(args) {
-      const group = compileTestGroup(args, stopOn);
-      if (group !== undefined) return group;
+      const group = testGroup(args, stopOn);
+      if (group !== undefined) return compileTestGroup(group);
       const operands = args.map((arg) => arg.evaluate);
       if (operands.length === 2 && args[0]!.neverArray) {
         const [first, second] = operands as [Evaluator, Evaluator];
