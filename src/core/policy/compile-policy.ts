@@ -132,8 +132,10 @@ function createPolicy(
       const memo = listMemo ?? memoFor(context, memoOwner);
       const requirements = plan.requirements;
       if (!requirements.isEmpty && !requirements.met(context, memo)) return false;
+      const first = plan.first;
+      if (first === undefined) return allowByDefault;
       const rulesMemo = listMemo ?? memo?.rulesForDecision();
-      if (rulesMemo === undefined) return decideFirst(plan.first, context, primitive);
+      if (rulesMemo === undefined) return decideFirst(first, context, primitive);
       const deny = plan.deny;
       for (let index = 0; index < deny.length; index++) {
         const rule = deny[index]!;

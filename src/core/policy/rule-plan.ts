@@ -35,8 +35,8 @@ export interface PrimitivePlan {
   readonly requirements: RequirementCheck;
   readonly deny: readonly CompiledPolicyRule[];
   readonly allow: readonly CompiledPolicyRule[];
-  /** The same rules as one list of tests, for a request's first decision. */
-  readonly first: FirstDecision;
+  /** The same rules as one list of tests, for a request's first decision; undefined when no rule applies. */
+  readonly first: FirstDecision | undefined;
 }
 
 export function compileAppliesTo(appliesTo: PolicyRule['appliesTo']): (primitive: PrimitiveMetadata) => boolean {
@@ -94,7 +94,8 @@ export function createPlanner(
     const checks = requirements.enforce ? requirementsOf(primitive) : noRequirements;
     const deny = sharedList(applicable.filter((rule) => rule.effect === 'deny'));
     const allow = sharedList(applicable.filter((rule) => rule.effect === 'allow'));
-    return { defaultDecides: checks.isEmpty && applicable.length === 0, requirements: checks, deny, allow, first: sharedFirstDecision(deny, allow) };
+    const first = applicable.length === 0 ? undefined : sharedFirstDecision(deny, allow);
+    return { defaultDecides: checks.isEmpty && first === undefined, requirements: checks, deny, allow, first };
   }
   const owner = {};
   return function planFor(primitive) {
