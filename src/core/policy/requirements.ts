@@ -104,20 +104,25 @@ function compileRequirements(
   const headers = Object.entries(primitive.requires.headers).map(([name, value]) => ({ name: name.toLowerCase(), value }));
   const endpoints: GlobMatcher[] = primitive.endpoints.map(compileGlob);
   if (capabilities.length === 0 && headers.length === 0 && endpoints.length === 0) return noRequirements;
+  const met: RequirementCheck['met'] =
+    capabilitiesMet !== undefined && headers.length === 0 && endpoints.length === 0
+      ? // The common case (capability gating alone): one call.
+        (context, memo) => capabilitiesMet(context.client.capabilities, memo)
+      : (context, memo) => {
+          if (capabilitiesMet !== undefined && !capabilitiesMet(context.client.capabilities, memo)) return false;
+          for (let index = 0; index < headers.length; index++) {
+            const header = headers[index]!;
+            if (context.request.headers[header.name] !== header.value) return false;
+          }
+          if (endpoints.length === 0) return true;
+          const endpoint = context.request.endpoint;
+          for (let index = 0; index < endpoints.length; index++) if (endpoints[index]!(endpoint)) return true;
+          return false;
+        };
 
   return {
     isEmpty: false,
-    met(context, memo) {
-      if (capabilitiesMet !== undefined && !capabilitiesMet(context.client.capabilities, memo)) return false;
-      for (let index = 0; index < headers.length; index++) {
-        const header = headers[index]!;
-        if (context.request.headers[header.name] !== header.value) return false;
-      }
-      if (endpoints.length === 0) return true;
-      const endpoint = context.request.endpoint;
-      for (let index = 0; index < endpoints.length; index++) if (endpoints[index]!(endpoint)) return true;
-      return false;
-    },
+    met,
     unmet(context) {
       const declared = context.client.capabilities;
       if (capabilities.length > 0 && declared === undefined && onMissingCapabilities === 'deny') {
