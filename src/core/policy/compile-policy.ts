@@ -11,7 +11,7 @@ import { contentRevision } from './revision.js';
 import { describeUnmet, requirementReads, type MissingCapabilities } from './requirements.js';
 import { compileRules } from './compile-rules.js';
 import { decideFirst, FailedRule } from './first-decision.js';
-import { createPlanner, type CompiledPolicyRule } from './rule-plan.js';
+import { createPlanner, type CompiledPolicyRule, type PrimitivePlan } from './rule-plan.js';
 import { memoFor, newMemoOwner, RequestMemo } from '../request-memo.js';
 import { maxRules, policyDocumentSchema, toPolicyIssues, type NormalizedPolicyDocument, type PolicyDocument, type PolicyRule } from './schema.js';
 import type { Decision, EvaluationErrorHandler, Policy } from './types.js';
@@ -124,8 +124,9 @@ function createPolicy(
   // iteration budget only for policies whose conditions iterate over arrays. A list passes its
   // memo; a single decision looks the context's up only when the plan has something to ask,
   // and a request's first one runs the plan's rules as one list of tests (first-decision.ts).
+  // The two ways to run the rules are functions of their own, each with its own error
+  // attribution (a FailedRule names the rule).
   function decide(context: RequestContext, primitive: PrimitiveMetadata, listMemo: RequestMemo | undefined): boolean {
-    let ruleId: string | undefined;
     try {
       const plan = planFor(primitive);
       if (plan.defaultDecides) return allowByDefault;
@@ -135,24 +136,33 @@ function createPolicy(
       const first = plan.first;
       if (first === undefined) return allowByDefault;
       const rulesMemo = listMemo ?? memo?.rulesForDecision();
-      if (rulesMemo === undefined) return decideFirst(first, context, primitive);
+      return rulesMemo === undefined ? decideFirst(first, context, primitive) : decideByRules(plan, context, primitive, rulesMemo);
+    } catch (error) {
+      if (error instanceof FailedRule) reportError(onError, error.error, error.ruleId, primitive);
+      else reportError(onError, error, undefined, primitive);
+      return false;
+    }
+  }
+
+  /** Rule by rule, with the request's memo; what a condition throws comes out as a FailedRule. */
+  function decideByRules(plan: PrimitivePlan, context: RequestContext, primitive: PrimitiveMetadata, memo: RequestMemo): boolean {
+    let ruleId = '';
+    try {
       const deny = plan.deny;
       for (let index = 0; index < deny.length; index++) {
         const rule = deny[index]!;
         ruleId = rule.id;
-        if (holds(rule, context, primitive, rulesMemo)) return false;
+        if (holds(rule, context, primitive, memo)) return false;
       }
       const allow = plan.allow;
       for (let index = 0; index < allow.length; index++) {
         const rule = allow[index]!;
         ruleId = rule.id;
-        if (holds(rule, context, primitive, rulesMemo)) return true;
+        if (holds(rule, context, primitive, memo)) return true;
       }
       return allowByDefault;
     } catch (error) {
-      if (error instanceof FailedRule) reportError(onError, error.error, error.ruleId, primitive);
-      else reportError(onError, error, ruleId, primitive);
-      return false;
+      throw new FailedRule(ruleId, error);
     }
   }
 
