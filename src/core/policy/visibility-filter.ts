@@ -58,11 +58,14 @@ export function createVisibilityFilter<T>(
   // Admission on the second sighting: a caller seen once (a unique context) never evicts a
   // recurring one, and the miss path stays a key plus a set lookup, not a stored list.
   const seenOnce = new Set<string>();
-  // When callers hardly ever recur (hit rate under 1/16 in a window), building keys is pure
-  // cost: then only about one request in 16 takes the cached path, enough to notice recurrence.
-  // The gaps are jittered (8 to 23 requests): a fixed stride could lock onto periodic traffic
-  // and keep sampling the same few callers, which then look like recurring ones.
+  // When callers hardly ever recur (hit rate under 1/16 in a window of 256 lookups), building
+  // keys is pure cost: then only about one request in 64 takes the cached path, and a window is
+  // 64 of those (about 4,000 requests), enough to notice recurrence. One in 16 still cost an
+  // all-miss list 5 % (keys, and the garbage of remembering them). The gaps are jittered (32 to
+  // 95 requests): a fixed stride could lock onto periodic traffic and keep sampling the same
+  // few callers, which then look like recurring ones.
   const window = 256;
+  const sampledWindow = 64;
   let lookups = 0;
   let hits = 0;
   let bypass = false;
@@ -73,10 +76,10 @@ export function createVisibilityFilter<T>(
       if (bypass && --untilSample > 0) return computeVisible(context);
       if (bypass) {
         jitter = (Math.imul(jitter, 1664525) + 1013904223) >>> 0;
-        untilSample = 8 + (jitter >>> 28);
+        untilSample = 32 + (jitter >>> 26);
       }
-      if (++lookups === window) {
-        bypass = hits * 16 < window;
+      if (++lookups === (bypass ? sampledWindow : window)) {
+        bypass = hits * 16 < lookups;
         lookups = 0;
         hits = 0;
       }

@@ -45,13 +45,25 @@ describe('createVisibilityFilter', () => {
     expect(second).toEqual(tools);
   });
 
-  it('stops building keys for about 15 of 16 requests when callers never recur', () => {
+  it('stops building keys for about 63 of 64 requests when callers never recur', () => {
     const { policy: counted, keys } = countingKeys(policy);
     const filter = createVisibilityFilter(counted, tools, identity, { cacheSize: 64 });
     for (let index = 0; index < 8192; index++) filter.visible(caller(index));
-    // One window of 256 keyed requests, then one request in 8 to 23.
+    // One window of 256 keyed requests, then one request in 32 to 95.
     expect(keys()).toBeGreaterThan(256);
-    expect(keys()).toBeLessThan(256 + 8192 / 8);
+    expect(keys()).toBeLessThan(256 + 8192 / 32);
+  });
+
+  it('goes back to keying every request within a few thousand requests once callers recur', () => {
+    const { policy: counted, keys } = countingKeys(policy);
+    const filter = createVisibilityFilter(counted, tools, identity, { cacheSize: 64 });
+    for (let index = 0; index < 8192; index++) filter.visible(caller(index));
+    const callers = Array.from({ length: 8 }, (_, index) => caller(index));
+    for (let index = 0; index < 8192; index++) filter.visible(callers[index % callers.length]!);
+    // The last 1,000 requests are all keyed (and served from the cache).
+    const before = keys();
+    for (let index = 0; index < 1000; index++) filter.visible(callers[index % callers.length]!);
+    expect(keys() - before).toBe(1000);
   });
 
   it('is not fooled by periodic traffic into keying every request (callers cycling with a period of 512)', () => {
@@ -61,7 +73,7 @@ describe('createVisibilityFilter', () => {
     const filter = createVisibilityFilter(counted, tools, identity, { cacheSize: 64 });
     const callers = Array.from({ length: 512 }, (_, index) => caller(index));
     for (let index = 0; index < 8192; index++) filter.visible(callers[index % callers.length]!);
-    expect(keys()).toBeLessThan(256 + 8192 / 8);
+    expect(keys()).toBeLessThan(256 + 8192 / 32);
   });
 
   it('keeps keying while callers recur', () => {
