@@ -32,7 +32,7 @@ export const TestKind = {
 
 type Kind = (typeof TestKind)[keyof typeof TestKind];
 
-/** One test as data. Built only by `createTest`, so every test has one object shape. */
+/** One test as data. Built only by `makeTest`, so every test has one object shape. */
 export interface FlatTest {
   readonly kind: Kind;
   /** `!` of the result (tests never return arrays, so `!value` is JSON-Logic's negation). */
