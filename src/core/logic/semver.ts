@@ -124,10 +124,38 @@ export function readVersion(value: unknown): SemVer | null {
 export interface VersionComparison {
   readonly operator: string;
   readonly target: SemVer;
+  /** The operator's position in `=`, `!=`, `<`, `<=`, `>`, `>=` (-1 for `^`, `~`): ranks compare by number. */
+  readonly order: number;
+}
+
+const orderOperators = ['=', '!=', '<', '<=', '>', '>='];
+
+export function versionComparison(operator: string, target: SemVer): VersionComparison {
+  return { operator, target, order: orderOperators.indexOf(operator) };
 }
 
 /** `sem_ver` of a value against a literal comparison: null when the value is not a version. */
 export function compareToVersion(value: unknown, comparison: VersionComparison): boolean | null {
   const actual = readVersion(value);
-  return actual === null ? null : versionHolds(comparison.operator, actual, comparison.target);
+  if (actual === null) return null;
+  const rank = actual.rank;
+  const target = comparison.target.rank;
+  // Two plain releases (most versions): one number comparison, cases in orderOperators' order.
+  if (rank !== undefined && target !== undefined) {
+    switch (comparison.order) {
+      case 0:
+        return rank === target;
+      case 1:
+        return rank !== target;
+      case 2:
+        return rank < target;
+      case 3:
+        return rank <= target;
+      case 4:
+        return rank > target;
+      case 5:
+        return rank >= target;
+    }
+  }
+  return versionHolds(comparison.operator, actual, comparison.target);
 }

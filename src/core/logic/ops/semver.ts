@@ -1,5 +1,5 @@
 import { flatTest, TestKind } from '../flat-tests.js';
-import { compareToVersion, parseSemVer, readVersion, versionHolds, versionOperators, type SemVer, type VersionComparison } from '../semver.js';
+import { compareToVersion, parseSemVer, readVersion, versionComparison, versionHolds, versionOperators, type SemVer, type VersionComparison } from '../semver.js';
 import type { CompiledArg, CompileContext, Evaluator, OperatorDefinition } from '../types.js';
 
 // `sem_ver`: `{"sem_ver": [<version>, <operator>, <version>]}`, flagd's semantics (see ../semver.ts).
@@ -52,7 +52,7 @@ function reportLiterals(args: readonly CompiledArg[], ctx: CompileContext): bool
 function literalComparison(operatorArg: CompiledArg, targetArg: CompiledArg): VersionComparison | undefined {
   if (!operatorArg.isConstant || !targetArg.isConstant || !isVersionOperator(operatorArg.constant)) return undefined;
   const target = parseSemVer(targetArg.constant);
-  return target === null ? undefined : { operator: operatorArg.constant, target };
+  return target === null ? undefined : versionComparison(operatorArg.constant, target);
 }
 
 const semVer: OperatorDefinition = {
