@@ -103,17 +103,17 @@ function createPolicy(
   }
 
   /** Whether a rule's condition holds; `when === null` means always. */
-  function holds(rule: CompiledPolicyRule, context: RequestContext, primitive: PrimitiveMetadata, memo: RequestMemo | undefined): boolean {
+  function holds(rule: CompiledPolicyRule, context: RequestContext, primitive: PrimitiveMetadata, memo: RequestMemo): boolean {
     const when = rule.when;
     if (when === null) return true;
     const slot = rule.memoSlot;
-    if (memo !== undefined && slot >= 0) {
+    if (slot >= 0) {
       const known = memo.rule(slot);
       if (known !== undefined) return known;
     }
     const value = when(context, primitive);
     const result = rule.whenNeverArray ? !!value : isTruthy(value);
-    if (memo !== undefined && slot >= 0) memo.setRule(slot, result);
+    if (slot >= 0) memo.setRule(slot, result);
     return result;
   }
 
