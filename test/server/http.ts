@@ -52,6 +52,8 @@ export interface RpcAnswer {
   readonly status: number;
   readonly body: { result?: Record<string, unknown>; error?: { code: number; message: string; data?: unknown } } & Record<string, unknown>;
   readonly headers: Headers;
+  /** The body exactly as it came over the wire, for byte-for-byte comparisons. */
+  readonly text: string;
 }
 
 const nameSource: Record<string, string> = { 'tools/call': 'name', 'prompts/get': 'name', 'resources/read': 'uri' };
@@ -76,7 +78,14 @@ export async function postModern(endpoint: Endpoint, method: string, params: Rec
   const request = new Request(`${endpoint.url}${options.path ?? '/mcp'}`, { method: 'POST', headers, body: JSON.stringify(body), signal: AbortSignal.timeout(10_000) });
   const response = await (endpoint.fetch ?? fetch)(request);
   const text = await response.text();
-  return { status: response.status, body: text === '' ? {} : (JSON.parse(text) as RpcAnswer['body']), headers: response.headers };
+  return { status: response.status, body: text === '' ? {} : (JSON.parse(text) as RpcAnswer['body']), headers: response.headers, text };
+}
+
+/** Everything a client can observe of an answer except the clock: status, every header but `date`, the raw body. */
+export function onTheWire(answer: RpcAnswer): { status: number; headers: Record<string, string>; text: string } {
+  const headers: Record<string, string> = {};
+  for (const [name, value] of answer.headers) if (name !== 'date') headers[name] = value;
+  return { status: answer.status, headers, text: answer.text };
 }
 
 /** The parts of an answer that must match between a gated and an ungated server (not server info stamps). */
