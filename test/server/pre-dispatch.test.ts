@@ -86,13 +86,14 @@ describe('gate (mcp-gate/server): checks createMcpHandler runs before dispatch',
     expect(answer.body.error?.code).toBe(-32020);
   });
 
-  it('hides a tool gated on the envelope from the header check too (the check cannot see the envelope, so it is skipped)', async () => {
+  it('hides a tool gated on the envelope from the header check, and keeps the check once the envelope shows it visible', async () => {
     const { gated } = await start();
     const params = { name: 'export-regional', arguments: { region: 'eu' } };
     const hidden = await postModern(gated, 'tools/call', params, { capabilities: {} });
     expect([hidden.status, hidden.body.error?.message]).toEqual([200, 'Tool export-regional not found']);
-    // Documented limitation: for such a tool a visible call is served without the Mcp-Param check.
     const visible = await postModern(gated, 'tools/call', params, { capabilities: withExtension });
-    expect(visible.body.result?.['content']).toEqual([{ type: 'text', text: 'ok' }]);
+    expect([visible.status, visible.body.error?.code]).toEqual([400, -32020]);
+    const agreeing = await postModern(gated, 'tools/call', params, { capabilities: withExtension, headers: { 'mcp-param-region': 'eu' } });
+    expect(agreeing.body.result?.['content']).toEqual([{ type: 'text', text: 'ok' }]);
   });
 });
