@@ -14,7 +14,8 @@ import { inProcess, onTheWire, postModern, type Endpoint } from './http.js';
 const extension = 'com.example/regional';
 type JsonSchema = Parameters<typeof fromJsonSchema>[0];
 
-const headerTools: Record<string, JsonSchema> = {
+/** Plain JSON Schema: `x-mcp-header` is an extension keyword the SDK's JSON Schema type does not list. */
+const headerTools: Record<string, Record<string, unknown>> = {
   text: { type: 'object', properties: { region: { type: 'string', 'x-mcp-header': 'Region' } } },
   count: { type: 'object', properties: { size: { type: 'integer', 'x-mcp-header': 'Size' } } },
   // `number` is not a permitted type: the schema is invalid, yet the SDK still checks the header.
@@ -34,7 +35,7 @@ const headerNames = ['Region', 'Size', 'Ratio', 'Flag', 'Zone', 'Tag'];
 function registerHeaderTools(server: McpServer): void {
   const meta = { 'mcp-gate': { requires: { capabilities: [`extensions.${extension}`] } } };
   for (const [name, schema] of Object.entries(headerTools)) {
-    server.registerTool(name, { inputSchema: fromJsonSchema(schema), _meta: meta }, () => ({ content: [{ type: 'text' as const, text: `ran ${name}` }] }));
+    server.registerTool(name, { inputSchema: fromJsonSchema(schema as JsonSchema), _meta: meta }, () => ({ content: [{ type: 'text' as const, text: `ran ${name}` }] }));
   }
 }
 
