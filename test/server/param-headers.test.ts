@@ -1,7 +1,8 @@
-import { requireScopes, type McpServer } from '@modelcontextprotocol/server';
+import { createMcpHandler, requireScopes, type McpServer } from '@modelcontextprotocol/server';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import * as z from 'zod/v4';
-import { createGatedHandler, createUngatedHandler, registerEverything, reportExtension } from './fixtures.js';
+import { gate } from '../../src/server/index.js';
+import { createGatedHandler, createServer, createUngatedHandler, registerEverything, registryPolicy, reportExtension } from './fixtures.js';
 import { authenticateTestBearer, listen, onTheWire, postModern, type Endpoint, type ModernRequestOptions } from './http.js';
 
 /**
@@ -108,5 +109,28 @@ describe('gate (mcp-gate/server): scope challenges of tools gated on the envelop
     expect(missing.status).toBe(400);
     expect(agreeing.status).toBe(403);
     expect(agreeing.headers.get('www-authenticate')).toContain('export');
+  });
+});
+
+describe('gate (mcp-gate/server): Mcp-Param-* checks without the factory’s request', () => {
+  it('still answers visible calls as the ungated server and hidden calls as never registered', async () => {
+    const withoutRequest = await listen(
+      createMcpHandler(() => {
+        const server = createServer();
+        registerEnvelopeGatedHeaderTools(server);
+        gate(server, { policy: registryPolicy });
+        return server;
+      }),
+    );
+    try {
+      for (const { headers } of headerCases) {
+        const shown = await both(withoutRequest, ungated, 'export-regional', { region: 'eu' }, { ...visible, headers });
+        expect(shown.left).toEqual(shown.right);
+        const notShown = await both(withoutRequest, unregistered, 'export-regional', { region: 'eu' }, { ...hidden, headers });
+        expect(notShown.left).toEqual(notShown.right);
+      }
+    } finally {
+      await withoutRequest.close();
+    }
   });
 });
