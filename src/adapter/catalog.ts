@@ -1,6 +1,7 @@
 import { createPrimitiveMetadata, type PrimitiveAnnotation, type PrimitiveKind, type PrimitiveMetadata } from '../core/context.js';
 import { MetadataError, joinPath } from '../core/errors.js';
-import { describePrimitive, gateMetaKey, mergeAnnotations, metadataKey, parseAnnotation, readGateMeta } from './metadata.js';
+import { AnnotationParser } from './annotation-parser.js';
+import { describePrimitive, gateMetaKey, mergeAnnotations, metadataKey, readGateMeta } from './metadata.js';
 import { compareVersionsDescending, publicToolName } from './versioning.js';
 
 /** One registration as an SDK adapter reads it from its server. */
@@ -48,16 +49,21 @@ export interface CatalogOptions {
   readonly version: number;
   readonly annotations: ReadonlyMap<string, PrimitiveAnnotation>;
   readonly versionSeparator: string;
-  /** Parsed annotations by `_meta` object, so rebuilding after one registration does not re-validate all. */
-  readonly parsedMeta: WeakMap<object, PrimitiveAnnotation>;
+  /**
+   * Parses annotations, cached by content across builds, so rebuilding after one registration
+   * does not re-validate all. Omitted: a parser for this build alone.
+   */
+  readonly annotationParser?: AnnotationParser | undefined;
 }
 
 export function buildCatalog(sources: Iterable<PrimitiveSource>, options: CatalogOptions): Catalog {
   const byKind = new Map<PrimitiveKind, Map<string, CatalogEntry>>();
   const toolGroups = new Map<string, CatalogEntry[]>();
   const errors: MetadataError[] = [];
+  const parser = options.annotationParser ?? new AnnotationParser();
+  parser.beginBuild();
   for (const source of sources) {
-    const entry = createEntry(source, options);
+    const entry = createEntry(source, options, parser);
     if (entry.metadataError) errors.push(entry.metadataError);
     let entries = byKind.get(source.kind);
     if (!entries) byKind.set(source.kind, (entries = new Map()));
@@ -89,12 +95,12 @@ export function assertCatalogValid(catalog: Catalog): void {
   if (first) throw first;
 }
 
-function createEntry(source: PrimitiveSource, options: CatalogOptions): CatalogEntry {
+function createEntry(source: PrimitiveSource, options: CatalogOptions, parser: AnnotationParser): CatalogEntry {
   const optionKey = metadataKey(source.kind, source.key);
   let annotation: PrimitiveAnnotation;
   let metadataError: MetadataError | undefined;
   try {
-    annotation = mergeAnnotations(readAnnotation(source, options.parsedMeta), options.annotations.get(optionKey));
+    annotation = mergeAnnotations(readAnnotation(source, parser), options.annotations.get(optionKey));
   } catch (error) {
     if (!(error instanceof MetadataError)) throw error;
     metadataError = error;
@@ -120,13 +126,9 @@ function createEntry(source: PrimitiveSource, options: CatalogOptions): CatalogE
   };
 }
 
-function readAnnotation(source: PrimitiveSource, parsedMeta: WeakMap<object, PrimitiveAnnotation>): PrimitiveAnnotation | undefined {
+/** The registration's annotation as its `_meta` holds it now (read afresh on every build, never by identity). */
+function readAnnotation(source: PrimitiveSource, parser: AnnotationParser): PrimitiveAnnotation | undefined {
   const raw = readGateMeta(source.meta);
   if (raw === undefined) return undefined;
-  const cacheKey = typeof raw === 'object' && raw !== null ? raw : undefined;
-  const cached = cacheKey && parsedMeta.get(cacheKey);
-  if (cached) return cached;
-  const annotation = parseAnnotation(raw, describePrimitive(source.kind, source.key), joinPath('_meta', gateMetaKey));
-  if (cacheKey) parsedMeta.set(cacheKey, annotation);
-  return annotation;
+  return parser.parse(raw, describePrimitive(source.kind, source.key), joinPath('_meta', gateMetaKey));
 }
