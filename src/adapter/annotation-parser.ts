@@ -1,4 +1,5 @@
 import type { PrimitiveAnnotation } from '../core/context.js';
+import { MetadataError } from '../core/errors.js';
 import { parseAnnotation } from './metadata.js';
 
 /**
@@ -24,24 +25,39 @@ export class AnnotationParser {
   /** Parses one annotation; throws MetadataError naming the primitive and every bad field. */
   parse(raw: unknown, primitive: string, basePath: string): PrimitiveAnnotation {
     const key = contentKey(raw);
-    if (key === undefined) return parseAnnotation(raw, primitive, basePath);
+    if (key === undefined) return parseReadable(raw, primitive, basePath);
     let annotation = this.#currentBuild.get(key) ?? this.#previousBuild.get(key);
-    annotation ??= parseAnnotation(raw, primitive, basePath);
+    annotation ??= parseReadable(raw, primitive, basePath);
     this.#currentBuild.set(key, annotation);
     return annotation;
+  }
+}
+
+/** parseAnnotation, with a getter that throws turned into a MetadataError, so the entry is hidden rather than the request failing. */
+function parseReadable(raw: unknown, primitive: string, basePath: string): PrimitiveAnnotation {
+  try {
+    return parseAnnotation(raw, primitive, basePath);
+  } catch (error) {
+    if (error instanceof MetadataError) throw error;
+    throw new MetadataError(primitive, [{ code: 'invalid_metadata', path: basePath, message: 'cannot be read: reading it threw' }]);
   }
 }
 
 /** JSON of a value made only of plain objects, arrays, strings, finite numbers, booleans and null; else undefined. */
 export function contentKey(value: unknown): string | undefined {
   let plain = true;
-  const key = JSON.stringify(value, function checkPlain(this: Record<string, unknown>, name: string) {
-    // `this[name]` is the value before any toJSON, which is what the schema reads.
-    const raw: unknown = this[name];
-    if (!isPlainJson(raw)) plain = false;
-    return plain ? raw : undefined;
-  });
-  return plain ? key : undefined;
+  try {
+    const key = JSON.stringify(value, function checkPlain(this: Record<string, unknown>, name: string) {
+      // `this[name]` is the value before any toJSON, which is what the schema reads.
+      const raw: unknown = this[name];
+      if (!isPlainJson(raw)) plain = false;
+      return plain ? raw : undefined;
+    });
+    return plain ? key : undefined;
+  } catch {
+    // A cycle or a throwing getter: no key; the schema decides on the value itself.
+    return undefined;
+  }
 }
 
 function isPlainJson(value: unknown): boolean {

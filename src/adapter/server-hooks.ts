@@ -4,7 +4,7 @@ import { AnnotationParser } from './annotation-parser.js';
 import { assertCatalogValid, buildCatalog, type Catalog, type PrimitiveSource } from './catalog.js';
 import type { GateSettings } from './gate-options.js';
 import type { ListKind } from './list-changes.js';
-import { describePrimitive, gateMetaKey, parseAnnotation, readGateMeta } from './metadata.js';
+import { describePrimitive, gateMetaKey, readGateMeta } from './metadata.js';
 import { missingRegistryField } from './registry-reader.js';
 
 /*
@@ -45,6 +45,7 @@ export class RegistryTracker {
   observe(server: object, observer?: RegistrationObserver): void {
     const methods = server as Record<string, AnyFunction>;
     const invalidate = () => this.invalidate();
+    const parser = this.#annotationParser;
     for (const notifier of ['sendToolListChanged', 'sendPromptListChanged', 'sendResourceListChanged']) {
       const original = methods[notifier]!;
       methods[notifier] = function notifyAndInvalidate(this: unknown, ...args: unknown[]) {
@@ -57,7 +58,7 @@ export class RegistryTracker {
       methods[method] = function registerValidated(this: unknown, ...args: unknown[]) {
         const [kind, key, meta] = describe(args);
         const raw = readGateMeta(meta);
-        if (raw !== undefined) parseAnnotation(raw, describePrimitive(kind, key), joinPath('_meta', gateMetaKey));
+        if (raw !== undefined) parser.parse(raw, describePrimitive(kind, key), joinPath('_meta', gateMetaKey));
         const registered = original.apply(this, args);
         observer?.(kind, key, meta, registered);
         return registered;
