@@ -26,6 +26,7 @@ export interface RegisteredHandle {
 /** The part of McpServer 1.32 and 2.4 these tests register through; both take zod 4 raw shapes. */
 export interface BindingServer {
   registerTool(name: string, config: Record<string, unknown>, callback: (args: Record<string, unknown>) => Promise<TextResult>): RegisteredHandle;
+  registerPrompt(name: string, config: Record<string, unknown>, callback: () => { messages: { role: 'user'; content: { type: 'text'; text: string } }[] }): RegisteredHandle;
   registerResource(name: string, uri: string, config: Record<string, unknown>, read: (uri: URL) => Promise<{ contents: { uri: string; text: string }[] }>): RegisteredHandle;
   close(): Promise<void>;
 }

@@ -69,6 +69,20 @@ describe.each(bindings)('$name (registry changes)', (binding) => {
     await session.close();
   });
 
+  it('re-reads a prompt annotation changed in place on update()', async () => {
+    const server = binding.createServer();
+    binding.gate(server, { policy });
+    // SDK 1.32 drops a prompt's `_meta` from its registry; mcp-gate/sdk keeps the object it was given.
+    const meta = { 'mcp-gate': { groups: ['public'] } };
+    const prompt = server.registerPrompt('brief', { description: 'a brief', _meta: meta }, () => ({ messages: [{ role: 'user', content: { type: 'text', text: 'brief' } }] }));
+    const session = await binding.connect(server);
+    expect((await session.client.listPrompts()).prompts.map((item) => item.name)).toEqual(['brief']);
+    meta['mcp-gate'].groups = ['admin'];
+    prompt.update({ description: 'an admin brief' });
+    expect((await session.client.listPrompts()).prompts).toEqual([]);
+    await session.close();
+  });
+
   it('hides a primitive whose annotation became invalid in place, and reports it once', async () => {
     const server = binding.createServer();
     const reports = binding.gate(server, { policy });
