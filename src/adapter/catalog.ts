@@ -1,7 +1,6 @@
 import { createPrimitiveMetadata, type PrimitiveAnnotation, type PrimitiveKind, type PrimitiveMetadata } from '../core/context.js';
 import { MetadataError, joinPath } from '../core/errors.js';
-import { AnnotationParser } from './annotation-parser.js';
-import { describePrimitive, gateMetaKey, mergeAnnotations, metadataKey, readGateMeta } from './metadata.js';
+import { describePrimitive, gateMetaKey, mergeAnnotations, metadataKey, parseRegisteredAnnotation, readGateMeta } from './metadata.js';
 import { compareVersionsDescending, publicToolName } from './versioning.js';
 
 /** One registration as an SDK adapter reads it from its server. */
@@ -49,21 +48,14 @@ export interface CatalogOptions {
   readonly version: number;
   readonly annotations: ReadonlyMap<string, PrimitiveAnnotation>;
   readonly versionSeparator: string;
-  /**
-   * Parses annotations, cached by content across builds, so rebuilding after one registration
-   * does not re-validate all. Omitted: a parser for this build alone.
-   */
-  readonly annotationParser?: AnnotationParser | undefined;
 }
 
 export function buildCatalog(sources: Iterable<PrimitiveSource>, options: CatalogOptions): Catalog {
   const byKind = new Map<PrimitiveKind, Map<string, CatalogEntry>>();
   const toolGroups = new Map<string, CatalogEntry[]>();
   const errors: MetadataError[] = [];
-  const parser = options.annotationParser ?? new AnnotationParser();
-  parser.beginBuild();
   for (const source of sources) {
-    const entry = createEntry(source, options, parser);
+    const entry = createEntry(source, options);
     if (entry.metadataError) errors.push(entry.metadataError);
     let entries = byKind.get(source.kind);
     if (!entries) byKind.set(source.kind, (entries = new Map()));
@@ -95,12 +87,12 @@ export function assertCatalogValid(catalog: Catalog): void {
   if (first) throw first;
 }
 
-function createEntry(source: PrimitiveSource, options: CatalogOptions, parser: AnnotationParser): CatalogEntry {
+function createEntry(source: PrimitiveSource, options: CatalogOptions): CatalogEntry {
   const optionKey = metadataKey(source.kind, source.key);
   let annotation: PrimitiveAnnotation;
   let metadataError: MetadataError | undefined;
   try {
-    annotation = mergeAnnotations(readAnnotation(source, parser), options.annotations.get(optionKey));
+    annotation = mergeAnnotations(readAnnotation(source), options.annotations.get(optionKey));
   } catch (error) {
     if (!(error instanceof MetadataError)) throw error;
     metadataError = error;
@@ -127,8 +119,8 @@ function createEntry(source: PrimitiveSource, options: CatalogOptions, parser: A
 }
 
 /** The registration's annotation as its `_meta` holds it now (read afresh on every build, never by identity). */
-function readAnnotation(source: PrimitiveSource, parser: AnnotationParser): PrimitiveAnnotation | undefined {
+function readAnnotation(source: PrimitiveSource): PrimitiveAnnotation | undefined {
   const raw = readGateMeta(source.meta);
   if (raw === undefined) return undefined;
-  return parser.parse(raw, describePrimitive(source.kind, source.key), joinPath('_meta', gateMetaKey));
+  return parseRegisteredAnnotation(raw, describePrimitive(source.kind, source.key), joinPath('_meta', gateMetaKey));
 }

@@ -1,10 +1,9 @@
 import type { PrimitiveKind } from '../core/context.js';
 import { joinPath, PolicyOptionError } from '../core/errors.js';
-import { AnnotationParser } from './annotation-parser.js';
 import { assertCatalogValid, buildCatalog, type Catalog, type PrimitiveSource } from './catalog.js';
 import type { GateSettings } from './gate-options.js';
 import type { ListKind } from './list-changes.js';
-import { describePrimitive, gateMetaKey, readGateMeta } from './metadata.js';
+import { describePrimitive, gateMetaKey, parseRegisteredAnnotation, readGateMeta } from './metadata.js';
 import { missingRegistryField } from './registry-reader.js';
 
 /*
@@ -28,7 +27,6 @@ export type RegistrationObserver = (kind: PrimitiveKind, key: string, meta: unkn
 export class RegistryTracker {
   readonly #readSources: () => Iterable<PrimitiveSource>;
   readonly #settings: GateSettings;
-  readonly #annotationParser = new AnnotationParser();
   #version = 0;
   #catalog: Catalog | undefined;
   /** Messages of the invalid annotations the current catalog hides, each reported once when it appeared. */
@@ -45,7 +43,6 @@ export class RegistryTracker {
   observe(server: object, observer?: RegistrationObserver): void {
     const methods = server as Record<string, AnyFunction>;
     const invalidate = () => this.invalidate();
-    const parser = this.#annotationParser;
     for (const notifier of ['sendToolListChanged', 'sendPromptListChanged', 'sendResourceListChanged']) {
       const original = methods[notifier]!;
       methods[notifier] = function notifyAndInvalidate(this: unknown, ...args: unknown[]) {
@@ -58,7 +55,7 @@ export class RegistryTracker {
       methods[method] = function registerValidated(this: unknown, ...args: unknown[]) {
         const [kind, key, meta] = describe(args);
         const raw = readGateMeta(meta);
-        if (raw !== undefined) parser.parse(raw, describePrimitive(kind, key), joinPath('_meta', gateMetaKey));
+        if (raw !== undefined) parseRegisteredAnnotation(raw, describePrimitive(kind, key), joinPath('_meta', gateMetaKey));
         const registered = original.apply(this, args);
         observer?.(kind, key, meta, registered);
         return registered;
@@ -86,7 +83,6 @@ export class RegistryTracker {
       version: this.#version,
       annotations: settings.annotations,
       versionSeparator: settings.versionSeparator,
-      annotationParser: this.#annotationParser,
     });
     // Errors thrown at install time are not news; a later one is reported when it appears, not
     // again on every rebuild while it lasts (the entry stays hidden all that time).
