@@ -1,6 +1,6 @@
 import { createPrimitiveMetadata, type PrimitiveAnnotation, type PrimitiveKind, type PrimitiveMetadata } from '../core/context.js';
 import { MetadataError, joinPath } from '../core/errors.js';
-import { describePrimitive, gateMetaKey, mergeAnnotations, metadataKey, parseAnnotation, readGateMeta } from './metadata.js';
+import { describePrimitive, gateMetaKey, mergeAnnotations, metadataKey, parseRegisteredAnnotation, readGateMeta } from './metadata.js';
 import { compareVersionsDescending, publicToolName } from './versioning.js';
 
 /** One registration as an SDK adapter reads it from its server. */
@@ -48,8 +48,6 @@ export interface CatalogOptions {
   readonly version: number;
   readonly annotations: ReadonlyMap<string, PrimitiveAnnotation>;
   readonly versionSeparator: string;
-  /** Parsed annotations by `_meta` object, so rebuilding after one registration does not re-validate all. */
-  readonly parsedMeta: WeakMap<object, PrimitiveAnnotation>;
 }
 
 export function buildCatalog(sources: Iterable<PrimitiveSource>, options: CatalogOptions): Catalog {
@@ -94,7 +92,7 @@ function createEntry(source: PrimitiveSource, options: CatalogOptions): CatalogE
   let annotation: PrimitiveAnnotation;
   let metadataError: MetadataError | undefined;
   try {
-    annotation = mergeAnnotations(readAnnotation(source, options.parsedMeta), options.annotations.get(optionKey));
+    annotation = mergeAnnotations(readAnnotation(source), options.annotations.get(optionKey));
   } catch (error) {
     if (!(error instanceof MetadataError)) throw error;
     metadataError = error;
@@ -120,13 +118,9 @@ function createEntry(source: PrimitiveSource, options: CatalogOptions): CatalogE
   };
 }
 
-function readAnnotation(source: PrimitiveSource, parsedMeta: WeakMap<object, PrimitiveAnnotation>): PrimitiveAnnotation | undefined {
+/** The registration's annotation as its `_meta` holds it now (read afresh on every build, never by identity). */
+function readAnnotation(source: PrimitiveSource): PrimitiveAnnotation | undefined {
   const raw = readGateMeta(source.meta);
   if (raw === undefined) return undefined;
-  const cacheKey = typeof raw === 'object' && raw !== null ? raw : undefined;
-  const cached = cacheKey && parsedMeta.get(cacheKey);
-  if (cached) return cached;
-  const annotation = parseAnnotation(raw, describePrimitive(source.kind, source.key), joinPath('_meta', gateMetaKey));
-  if (cacheKey) parsedMeta.set(cacheKey, annotation);
-  return annotation;
+  return parseRegisteredAnnotation(raw, describePrimitive(source.kind, source.key), joinPath('_meta', gateMetaKey));
 }

@@ -1,9 +1,10 @@
-import type { PrimitiveAnnotation, PrimitiveKind } from '../core/context.js';
+import type { PrimitiveKind } from '../core/context.js';
 import { joinPath, PolicyOptionError } from '../core/errors.js';
 import { assertCatalogValid, buildCatalog, type Catalog, type PrimitiveSource } from './catalog.js';
 import type { GateSettings } from './gate-options.js';
 import type { ListKind } from './list-changes.js';
-import { describePrimitive, gateMetaKey, parseAnnotation, readGateMeta } from './metadata.js';
+import { describePrimitive, gateMetaKey, parseRegisteredAnnotation, readGateMeta } from './metadata.js';
+import { missingRegistryField } from './registry-reader.js';
 
 /*
  * McpServer 1.32 and 2.4 share the members wrapped here (register*, send*ListChanged, the
@@ -18,15 +19,18 @@ export type RegistrationObserver = (kind: PrimitiveKind, key: string, meta: unkn
 
 /**
  * A server's registrations as a catalog, rebuilt only after the registry changed. Every SDK
- * registration path and every `update()` ends in one of McpServer's `send*ListChanged` methods,
- * so counting those calls tells exactly when the catalog is stale.
+ * registration path and every `update()` (which `enable()`, `disable()` and `remove()` call)
+ * ends in one of McpServer's `send*ListChanged` methods, in 1.32 and 2.4 alike, so counting
+ * those calls tells exactly when the catalog is stale. A rebuild reads every registration's
+ * `_meta` afresh: an annotation changed in place is seen at the next `update()`.
  */
 export class RegistryTracker {
   readonly #readSources: () => Iterable<PrimitiveSource>;
   readonly #settings: GateSettings;
-  readonly #parsedMeta = new WeakMap<object, PrimitiveAnnotation>();
   #version = 0;
   #catalog: Catalog | undefined;
+  /** Messages of the invalid annotations the current catalog hides, each reported once when it appeared. */
+  #reportedErrors: ReadonlySet<string> = new Set();
 
   /** Reads the registry once and throws the first invalid annotation, naming primitive and field, before anything is wrapped. */
   constructor(readSources: () => Iterable<PrimitiveSource>, settings: GateSettings) {
@@ -51,7 +55,7 @@ export class RegistryTracker {
       methods[method] = function registerValidated(this: unknown, ...args: unknown[]) {
         const [kind, key, meta] = describe(args);
         const raw = readGateMeta(meta);
-        if (raw !== undefined) parseAnnotation(raw, describePrimitive(kind, key), joinPath('_meta', gateMetaKey));
+        if (raw !== undefined) parseRegisteredAnnotation(raw, describePrimitive(kind, key), joinPath('_meta', gateMetaKey));
         const registered = original.apply(this, args);
         observer?.(kind, key, meta, registered);
         return registered;
@@ -79,10 +83,12 @@ export class RegistryTracker {
       version: this.#version,
       annotations: settings.annotations,
       versionSeparator: settings.versionSeparator,
-      parsedMeta: this.#parsedMeta,
     });
-    // Errors already thrown at install time are not news; later ones can only be reported.
-    if (current) for (const error of catalog.errors) settings.reportError(error);
+    // Errors thrown at install time are not news; a later one is reported when it appears, not
+    // again on every rebuild while it lasts (the entry stays hidden all that time).
+    const errorMessages = new Set(catalog.errors.map((error) => error.message));
+    if (current) for (const error of catalog.errors) if (!this.#reportedErrors.has(error.message)) settings.reportError(error);
+    this.#reportedErrors = errorMessages;
     this.#catalog = catalog;
     return catalog;
   }
@@ -127,8 +133,6 @@ export interface SupportedSdk {
   readonly sdk: string;
 }
 
-const registryFields = ['_registeredTools', '_registeredPrompts', '_registeredResources', '_registeredResourceTemplates'] as const;
-
 /**
  * Checks the private members of an McpServer the gate reads or wraps: its four registries, the
  * given methods, and the protocol's method → handler map. They are private in both SDKs' types;
@@ -137,7 +141,8 @@ const registryFields = ['_registeredTools', '_registeredPrompts', '_registeredRe
 export function checkServerInternals(server: object, supported: SupportedSdk, methods: readonly string[] = []): void {
   const candidate = server as Record<string, unknown>;
   const fail = (member: string) => new PolicyOptionError(`${supported.adapter}: this McpServer has no ${member}; ${supported.adapter} supports ${supported.sdk}`);
-  for (const field of registryFields) if (candidate[field] === null || typeof candidate[field] !== 'object') throw fail(field);
+  const missing = missingRegistryField(server);
+  if (missing !== undefined) throw fail(missing);
   for (const method of methods) if (typeof candidate[method] !== 'function') throw fail(method);
   if (!(handlerMapOf(server) instanceof Map)) throw fail('request handler map');
 }

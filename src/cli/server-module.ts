@@ -108,7 +108,6 @@ export function readServerManifest(module: ServerModule): ServerManifest {
     version: 0,
     annotations: validateMetadataOption(module.metadata),
     versionSeparator: defaultVersionSeparator,
-    parsedMeta: new WeakMap(),
   });
   if (catalog.errors.length > 0) {
     throw new InputError(catalog.errors.flatMap((error) => metadataErrorLines(module.name, error)).join('\n'));

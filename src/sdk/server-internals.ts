@@ -8,6 +8,7 @@ import type {
 import type { RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/protocol.js';
 import type { ServerNotification, ServerRequest } from '@modelcontextprotocol/sdk/types.js';
 import type { PrimitiveSource } from '../adapter/catalog.js';
+import { readRegistrations } from '../adapter/registry-reader.js';
 import type { StoredHandler as AnyStoredHandler } from '../adapter/gated-request.js';
 import { checkServerInternals, handlerMapOf, type SupportedSdk } from '../adapter/server-hooks.js';
 
@@ -40,21 +41,10 @@ export function readHandlerMap(server: McpServer): Map<string, StoredHandler> {
 }
 
 /**
- * Reads every registration as a PrimitiveSource, in registry order. Prompts' `_meta` comes from
- * `capturedPromptMeta`, because SDK 1.32's registerPrompt drops `config._meta`.
+ * Every registration as a PrimitiveSource, in registry order, through the reader all bindings
+ * share. Prompts' `_meta` comes from `capturedPromptMeta`, because SDK 1.32's registerPrompt
+ * drops `config._meta`.
  */
-export function* readSources(internals: McpServerInternals, capturedPromptMeta: WeakMap<object, unknown>): Generator<PrimitiveSource> {
-  for (const [key, tool] of Object.entries(internals._registeredTools)) {
-    yield { kind: 'tool', key, name: key, meta: tool._meta, enabled: tool.enabled };
-  }
-  for (const [key, prompt] of Object.entries(internals._registeredPrompts)) {
-    yield { kind: 'prompt', key, name: key, meta: capturedPromptMeta.get(prompt), enabled: prompt.enabled };
-  }
-  for (const [uri, resource] of Object.entries(internals._registeredResources)) {
-    yield { kind: 'resource', key: uri, name: resource.name, uri, meta: resource.metadata?._meta, enabled: resource.enabled };
-  }
-  for (const [key, template] of Object.entries(internals._registeredResourceTemplates)) {
-    const uriTemplate = template.resourceTemplate.uriTemplate.toString();
-    yield { kind: 'resourceTemplate', key, name: key, uriTemplate, meta: template.metadata?._meta };
-  }
+export function readSources(internals: McpServerInternals, capturedPromptMeta: WeakMap<object, unknown>): Iterable<PrimitiveSource> {
+  return readRegistrations(internals, { promptMeta: (prompt) => capturedPromptMeta.get(prompt) });
 }

@@ -8,6 +8,7 @@ import type {
   ServerContext,
 } from '@modelcontextprotocol/server';
 import type { PrimitiveSource } from '../adapter/catalog.js';
+import { readRegistrations } from '../adapter/registry-reader.js';
 import type { StoredHandler as AnyStoredHandler } from '../adapter/gated-request.js';
 import { checkServerInternals, handlerMapOf, type SupportedSdk } from '../adapter/server-hooks.js';
 
@@ -42,15 +43,7 @@ export function readHandlerMap(server: McpServer): Map<string, StoredHandler> {
   return handlerMapOf<StoredHandler>(server);
 }
 
-/** Every registration as a PrimitiveSource, in registry order (v2 keeps prompts' `_meta`). */
-export function* readSources(internals: McpServerInternals): Generator<PrimitiveSource> {
-  for (const [key, tool] of Object.entries(internals._registeredTools)) yield { kind: 'tool', key, name: key, meta: tool._meta };
-  for (const [key, prompt] of Object.entries(internals._registeredPrompts)) yield { kind: 'prompt', key, name: key, meta: prompt._meta };
-  for (const [uri, resource] of Object.entries(internals._registeredResources)) {
-    yield { kind: 'resource', key: uri, name: resource.name, uri, meta: resource.metadata?._meta };
-  }
-  for (const [key, template] of Object.entries(internals._registeredResourceTemplates)) {
-    const uriTemplate = template.resourceTemplate.uriTemplate.toString();
-    yield { kind: 'resourceTemplate', key, name: key, uriTemplate, meta: template.metadata?._meta };
-  }
+/** Every registration as a PrimitiveSource, in registry order, through the reader all bindings share (2.4 keeps prompts' `_meta`). */
+export function readSources(internals: McpServerInternals): Iterable<PrimitiveSource> {
+  return readRegistrations(internals);
 }

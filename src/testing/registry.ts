@@ -2,6 +2,7 @@ import { PolicyOptionError } from '../core/errors.js';
 import type { McpServer as SdkMcpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { McpServer as ServerMcpServer } from '@modelcontextprotocol/server';
 import type { PrimitiveKind } from '../core/context.js';
+import { missingRegistryField, readRegistrations, registryFields, type ServerRegistries } from '../adapter/registry-reader.js';
 
 /** An McpServer of either SDK the gates support: @modelcontextprotocol/sdk 1.32 (v1) or @modelcontextprotocol/server 2.4 (v2). */
 export type AnyMcpServer = SdkMcpServer | ServerMcpServer;
@@ -18,33 +19,14 @@ export function gateAdapterOption(adapter: GateAdapter | undefined): GateAdapter
 }
 
 // Both McpServers keep their registrations in the same four private fields, which both gates
-// read; the kit supports exactly the servers the gates support and fails loudly on any other.
-interface Entry {
-  readonly enabled: boolean;
-  readonly _meta?: unknown;
-  readonly name?: string;
-  readonly metadata?: { readonly _meta?: unknown } | undefined;
-  readonly resourceTemplate?: { readonly uriTemplate: { toString(): string }; readonly listCallback?: unknown };
-}
-
-interface Registries {
-  readonly _registeredTools: Readonly<Record<string, Entry>>;
-  readonly _registeredPrompts: Readonly<Record<string, Entry>>;
-  readonly _registeredResources: Readonly<Record<string, Entry>>;
-  readonly _registeredResourceTemplates: Readonly<Record<string, Entry>>;
-}
-
-const registryFields = ['_registeredTools', '_registeredPrompts', '_registeredResources', '_registeredResourceTemplates'] as const;
+// read through one reader (src/adapter/registry-reader.ts); the kit reads them through it too, so
+// it sees exactly what the gates see, and fails loudly on any other server.
 const supportedServers = 'an McpServer of @modelcontextprotocol/sdk 1.32.x or @modelcontextprotocol/server 2.4.x';
 
-function registriesOf(server: AnyMcpServer): Registries {
-  const candidate = server as unknown as Record<string, unknown>;
-  for (const field of registryFields) {
-    if (candidate === null || typeof candidate !== 'object' || candidate[field] === null || typeof candidate[field] !== 'object') {
-      throw new PolicyOptionError(`mcp-gate/testing: createServer() must return ${supportedServers} (no ${field})`);
-    }
-  }
-  return server as unknown as Registries;
+function registriesOf(server: AnyMcpServer): ServerRegistries {
+  const missing = missingRegistryField(server);
+  if (missing !== undefined) throw new PolicyOptionError(`mcp-gate/testing: createServer() must return ${supportedServers} (no ${missing})`);
+  return server as unknown as ServerRegistries;
 }
 
 /**
@@ -73,24 +55,17 @@ export interface RegisteredPrimitive {
   readonly meta: unknown;
 }
 
-/** Every enabled registration of a server, in registration order. */
+/**
+ * Every enabled registration of a server, in registration order. SDK 1.32's registerPrompt drops
+ * `_meta` (prompts are annotated through the gate's `metadata` option there); 2.4 keeps it.
+ */
 export function readRegistry(server: AnyMcpServer): RegisteredPrimitive[] {
-  const registries = registriesOf(server);
   const primitives: RegisteredPrimitive[] = [];
-  for (const [key, tool] of Object.entries(registries._registeredTools)) {
-    if (tool.enabled) primitives.push({ kind: 'tool', key, name: key, meta: tool._meta });
-  }
-  // SDK 1.32's registerPrompt drops `_meta` (prompts are annotated through the gate's `metadata` option); 2.4 keeps it.
-  for (const [key, prompt] of Object.entries(registries._registeredPrompts)) {
-    if (prompt.enabled) primitives.push({ kind: 'prompt', key, name: key, meta: prompt._meta });
-  }
-  for (const [uri, resource] of Object.entries(registries._registeredResources)) {
-    if (resource.enabled) primitives.push({ kind: 'resource', key: uri, name: resource.name ?? uri, uri, meta: resource.metadata?._meta });
-  }
-  for (const [key, template] of Object.entries(registries._registeredResourceTemplates)) {
-    if (!template.enabled) continue;
-    const { uriTemplate, listCallback } = template.resourceTemplate!;
-    primitives.push({ kind: 'resourceTemplate', key, name: key, uriTemplate: uriTemplate.toString(), lists: listCallback !== undefined, meta: template.metadata?._meta });
+  for (const { enabled, kind, key, name, uri, uriTemplate, lists, meta } of readRegistrations(registriesOf(server))) {
+    if (!enabled) continue;
+    if (kind === 'resource') primitives.push({ kind, key, name, uri, meta });
+    else if (kind === 'resourceTemplate') primitives.push({ kind, key, name, uriTemplate, lists, meta });
+    else primitives.push({ kind, key, name, meta });
   }
   return primitives;
 }

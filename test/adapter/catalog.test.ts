@@ -16,7 +16,7 @@ const sources: PrimitiveSource[] = [
 ];
 
 function catalogOf(annotations = new Map()) {
-  return buildCatalog(sources, { version: 1, annotations, versionSeparator: '__', parsedMeta: new WeakMap() });
+  return buildCatalog(sources, { version: 1, annotations, versionSeparator: '__' });
 }
 
 const canaryForX = compilePolicy({
