@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { primitiveKindSchema } from '../context.js';
 import { joinPath, type PolicyIssue } from '../errors.js';
+import { suggestName } from '../logic/suggest.js';
 
 // Bounds on every free-form field keep a hostile document from costing more than reading it.
 const ruleId = z
@@ -16,8 +17,31 @@ const label = z.string().min(1).max(256);
 export const maxRules = 10_000;
 const maxMessageLength = 300;
 
-export const appliesToSchema = z
-  .strictObject({
+/**
+ * A strict object whose unknown keys get a suggestion: zod's own message
+ * (`Unrecognized key: "group"`) plus ` (did you mean "groups"?)` when a known key is close.
+ */
+function strictObject<Shape extends z.ZodRawShape>(shape: Shape) {
+  const known = Object.keys(shape);
+  return z.strictObject(shape, {
+    error: (issue) => (issue.code === 'unrecognized_keys' ? describeUnknownKeys(issue.keys, known) : undefined),
+  });
+}
+
+function describeUnknownKeys(keys: readonly string[], known: readonly string[]): string {
+  const described = keys.map((key) => {
+    const suggestion = suggestName(key, known);
+    return `${quoteKey(key)}${suggestion === undefined ? '' : ` (did you mean "${suggestion}"?)`}`;
+  });
+  return `Unrecognized key${keys.length === 1 ? '' : 's'}: ${described.join(', ')}`;
+}
+
+/** Long hostile keys are abbreviated, as in paths (joinPath), so one cannot fill every message. */
+function quoteKey(key: string): string {
+  return JSON.stringify(key.length > 64 ? `${key.slice(0, 32)}…(${key.length} characters)` : key);
+}
+
+export const appliesToSchema = strictObject({
     kinds: z.array(primitiveKindSchema).min(1).max(4).optional(),
     /** Globs over the primitive's name (and, for resources, its URI). */
     names: z.array(glob).min(1).max(1024).optional(),
@@ -28,7 +52,7 @@ export const appliesToSchema = z
   })
   .describe('Which primitives the rule is about; every field given must match.');
 
-export const policyRuleSchema = z.strictObject({
+export const policyRuleSchema = strictObject({
   id: ruleId,
   description: text.optional(),
   effect: z.enum(['allow', 'deny']),
@@ -37,7 +61,7 @@ export const policyRuleSchema = z.strictObject({
   when: z.unknown().optional().describe('JSON-Logic condition over request.*, client.*, auth.*, primitive.*'),
 });
 
-export const policyDocumentSchema = z.strictObject({
+export const policyDocumentSchema = strictObject({
   $schema: z.string().max(2048).optional(),
   version: z.literal(1),
   description: text.optional(),
