@@ -158,3 +158,40 @@ function isIndex(segment: string): boolean {
 function quote(name: string): string {
   return JSON.stringify(name.length > 64 ? `${name.slice(0, 32)}…(${name.length} characters)` : name);
 }
+
+/**
+ * A regular expression for the `var` paths checkContextPath accepts without an error (warnings
+ * aside: JSON Schema has no warnings), for policies/policy.schema.json. Built from contextShape,
+ * so the two cannot drift.
+ */
+export function contextPathPattern(): string {
+  const roots = Object.keys(contextShape).map((root) => `${root}${tailPattern(contextShape[root]!)}`);
+  return `^(?:${roots.join('|')})$`;
+}
+
+const indexPattern = '(?:0|[1-9][0-9]{0,8})';
+const textTail = `(?:\\.${indexPattern})*(?:\\.length)?`;
+
+function tailPattern(shape: PathShape): string {
+  switch (shape.kind) {
+    case 'record': {
+      const fields = Object.entries(shape.fields).map(([name, field]) => `${escapePattern(name)}${tailPattern(field)}`);
+      return `(?:\\.(?:${fields.join('|')}))?`;
+    }
+    case 'text':
+      return textTail;
+    case 'number':
+      return '';
+    case 'list':
+      return `(?:\\.length|\\.${indexPattern}${tailPattern(shape.item)})?`;
+    case 'headers':
+      return `(?:\\.[^.]*${textTail})?`;
+    case 'capabilities':
+    case 'free':
+      return '(?:\\..*)?';
+  }
+}
+
+function escapePattern(name: string): string {
+  return name.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+}
