@@ -4,6 +4,7 @@ import { PolicyCompileError, type PolicyIssue } from '../../../src/core/errors.j
 import { compileLogic } from '../../../src/core/logic/compile.js';
 import { compilePolicy } from '../../../src/core/policy/compile-policy.js';
 import { compilePredicate } from '../../../src/core/policy/predicate.js';
+import { countReads } from '../../hostile/counting.js';
 import { context, tool } from './fixtures.js';
 
 // docs/policy-language.md, "Checks": literal paths below a `var` root are checked against the
@@ -133,6 +134,8 @@ describe('compilePolicy (var paths below the root)', () => {
         { var: { cat: ['request.', 'nope'] } },
         { var: [{ var: 'auth.claims.field' }, 'x'] },
         { some: [{ var: 'auth.scopes' }, { '==': [{ var: 'whatever.X' }, 1] }] },
+        // Items of claims may well have a `request` or `auth` field of their own.
+        { all: [{ var: 'auth.claims.grants' }, { '==': [{ var: 'request.kind' }, { var: 'auth.level' }] }] },
         { reduce: [{ var: 'primitive.tags' }, { cat: [{ var: 'accumulator' }, { var: 'current.Name' }] }, ''] },
         { has: [{ var: 'auth.claims' }, 'sampeling'] },
         { has_all: [{ var: 'auth.claims' }, ['org', 'Team']] },
@@ -165,6 +168,16 @@ describe('compilePolicy (var paths below the root)', () => {
     const when = { var: 'auth.scope' };
     const issues = issuesOf({ version: 1, default: 'allow', rules: [{ id: 'a', effect: 'deny', when }, { id: 'b', effect: 'deny', when }] });
     expect(issues.map((issue) => issue.path)).toEqual(['rules[0].when.var', 'rules[1].when.var']);
+  });
+
+  it('walks a condition shared by 200 rules once (work bounded by the document, not the sharing)', () => {
+    const when = { and: Array.from({ length: 300 }, (_, index) => ({ '==': [{ var: 'auth.claims.x' }, index] })) };
+    const readsToCompile = (count: number) => {
+      const counted = countReads({ version: 1, default: 'deny', rules: Array.from({ length: count }, (_, index) => ({ id: `r${index}`, effect: 'allow', when })) });
+      compilePolicy(counted.value);
+      return counted.reads();
+    };
+    expect(readsToCompile(200)).toBeLessThan(readsToCompile(1) * 2);
   });
 
   it('abbreviates a long hostile segment in its message', () => {
