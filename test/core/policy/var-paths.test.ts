@@ -196,6 +196,20 @@ describe('compilePolicy (var paths below the root)', () => {
     expect(() => compilePredicate({ var: 'auth.scope' })).not.toThrow();
   });
 
+  it('gives the messages docs/policy-language.md shows in its Checks table', () => {
+    const docs = readFileSync(new URL('../../../docs/policy-language.md', import.meta.url), 'utf8');
+    const section = docs.slice(docs.indexOf('## Checks'), docs.indexOf('## Truthiness'));
+    const rows = [...section.matchAll(/^\| (.+?) \| (error|warning) \| `(.+)` \|$/gm)];
+    expect(rows.length).toBe(6);
+    for (const [, cell, severity, message] of rows) {
+      for (const [, code] of cell!.matchAll(/`([^`]+)`/g)) {
+        const when = code!.startsWith('{') ? JSON.parse(code!) : { var: code };
+        const [issue] = [...issuesOf(withWhen(when)), ...(severity === 'warning' ? compilePolicy(withWhen(when)).warnings : [])];
+        expect({ code, message: issue?.message, severity: issue?.severity ?? 'error' }).toEqual({ code, message, severity });
+      }
+    }
+  });
+
   it('finds no error and no warning in any shipped policy', () => {
     const directory = new URL('../../../policies/', import.meta.url);
     const files = readdirSync(directory).filter((file) => file.endsWith('.json') && !/\.(cases|schema|manifest)\.json$/.test(file));
