@@ -12,11 +12,6 @@ export interface PolicyIssue {
 
 export type PolicyIssueSeverity = 'error' | 'warning';
 
-/** An issue's severity: `error` unless it says otherwise. */
-export function severityOf(issue: Pick<PolicyIssue, 'severity'>): PolicyIssueSeverity {
-  return issue.severity ?? 'error';
-}
-
 export type PolicyIssueCode =
   | 'unknown_operator'
   | 'arity'
