@@ -28,7 +28,13 @@ export function createPathChecker(operators: ReadonlyMap<string, OperatorDefinit
       issues.push(severity === 'warning' ? { code, path: at, message, severity } : { code, path: at, message });
     }
 
+    /** Visits items in order, stopping once the node limit is passed (a 100,000-element array costs what 10,001 do). */
+    function each(items: readonly unknown[], visit: (item: unknown, index: number) => void): void {
+      for (let index = 0; index < items.length && nodes <= maxNodes; index++) visit(items[index], index);
+    }
+
     function checkVarPath(value: unknown, at: string): void {
+      nodes++;
       if (typeof value !== 'string' && typeof value !== 'number') return;
       if (isWholeDataPath(value)) return;
       const segments = splitPath(value);
@@ -38,13 +44,14 @@ export function createPathChecker(operators: ReadonlyMap<string, OperatorDefinit
     }
 
     function checkCapability(value: unknown, at: string): void {
+      nodes++;
       if (typeof value === 'string' && value !== '') report(checkCapabilityName(value), at);
     }
 
     /** `missing`'s keys: a string, or a literal array of them (checked one by one). */
     function checkKeys(value: unknown, at: string, depth: number): void {
       if (Array.isArray(value)) {
-        value.forEach((key, index) => (typeof key === 'string' ? checkVarPath(key, joinPath(at, index)) : walk(key, joinPath(at, index), depth + 1)));
+        each(value, (key, index) => (typeof key === 'string' ? checkVarPath(key, joinPath(at, index)) : walk(key, joinPath(at, index), depth + 1)));
       } else if (typeof value === 'string') {
         checkVarPath(value, at);
       } else {
@@ -55,7 +62,7 @@ export function createPathChecker(operators: ReadonlyMap<string, OperatorDefinit
     function walk(node: unknown, at: string, depth: number): void {
       if (++nodes > maxNodes || depth > maxDepth) return;
       if (Array.isArray(node)) {
-        node.forEach((item, index) => walk(item, joinPath(at, index), depth + 1));
+        each(node, (item, index) => walk(item, joinPath(at, index), depth + 1));
         return;
       }
       if (node === null || typeof node !== 'object') return;
@@ -68,14 +75,14 @@ export function createPathChecker(operators: ReadonlyMap<string, OperatorDefinit
       const operationPath = joinPath(at, name);
       const argPath = (index: number) => (Array.isArray(raw) ? joinPath(operationPath, index) : operationPath);
       const itemArgs = operators.get(name)?.itemArgs ?? [];
-      const walkArgs = () => args.forEach((arg, index) => itemArgs.includes(index) || walk(arg, argPath(index), depth + 1));
+      const walkArgs = () => each(args, (arg, index) => itemArgs.includes(index) || walk(arg, argPath(index), depth + 1));
 
       switch (name) {
         case 'var':
           checkVarPath(args[0], argPath(0));
           return walkArgs();
         case 'missing':
-          return args.forEach((arg, index) => checkKeys(arg, argPath(index), depth + 1));
+          return each(args, (arg, index) => checkKeys(arg, argPath(index), depth + 1));
         case 'missing_some':
           walk(args[0], argPath(0), depth + 1);
           return checkKeys(args[1], argPath(1), depth + 1);
@@ -85,8 +92,8 @@ export function createPathChecker(operators: ReadonlyMap<string, OperatorDefinit
           return walkArgs();
         case 'has_all': {
           const last = args[args.length - 1];
-          if (!Array.isArray(last)) args.forEach((arg, index) => checkCapability(arg, argPath(index)));
-          else if (args.length === 1) last.forEach((path, index) => checkCapability(path, joinPath(argPath(0), index)));
+          if (!Array.isArray(last)) each(args, (arg, index) => checkCapability(arg, argPath(index)));
+          else if (args.length === 1) each(last, (path, index) => checkCapability(path, joinPath(argPath(0), index)));
           return walkArgs();
         }
         default:
