@@ -1,4 +1,4 @@
-import { joinPath, type PolicyIssue } from '../errors.js';
+import { joinPath, PolicyOptionError, type PolicyIssue } from '../errors.js';
 import { forbiddenSegments, isWholeDataPath, splitPath } from '../logic/path.js';
 import { defaultLimits, type CompileLimits, type OperatorDefinition } from '../logic/types.js';
 import { checkCapabilityName, checkContextPath, type PathFinding } from './context-shape.js';
@@ -123,6 +123,10 @@ export function checkRulePaths(
   operators: ReadonlyMap<string, OperatorDefinition>,
   options: CompileLimits & { readonly strict?: boolean | undefined } = {},
 ): RulePathIssues {
+  const strict = options.strict;
+  if (strict !== undefined && typeof strict !== 'boolean') {
+    throw new PolicyOptionError(`option strict must be a boolean, got ${typeof strict === 'string' ? `"${strict}"` : String(strict)}`);
+  }
   const checkConditionPaths = createPathChecker(operators, options);
   const errors: PolicyIssue[] = [];
   const warnings: PolicyIssue[] = [];
@@ -130,7 +134,7 @@ export function checkRulePaths(
     if (rule.when === undefined) return;
     for (const issue of checkConditionPaths(rule.when, `${joinPath('rules', rule.index ?? position)}.when`)) {
       if (issue.severity !== 'warning') errors.push(issue);
-      else if (options.strict === true) errors.push({ ...issue, severity: 'error' });
+      else if (strict === true) errors.push({ ...issue, severity: 'error' });
       else warnings.push(issue);
     }
   });

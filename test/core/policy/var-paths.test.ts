@@ -1,6 +1,6 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { PolicyCompileError, type PolicyIssue } from '../../../src/core/errors.js';
+import { PolicyCompileError, PolicyOptionError, type PolicyIssue } from '../../../src/core/errors.js';
 import { compileLogic } from '../../../src/core/logic/compile.js';
 import { compilePolicy } from '../../../src/core/policy/compile-policy.js';
 import { compilePredicate } from '../../../src/core/policy/predicate.js';
@@ -101,6 +101,10 @@ describe('compilePolicy (var paths below the root)', () => {
       { code: 'unknown_capability', path: 'rules[0].when.has', message: `unknown client capability "sampeling" (did you mean "sampling"?); ${capabilityList}`, severity: 'error' },
       { code: 'header_case', path: 'rules[1].when.var', message: 'header "X-Team" never matches: header names are lower-cased (did you mean "x-team"?)', severity: 'error' },
     ]);
+  });
+
+  it('rejects a strict option that is not a boolean', () => {
+    expect(() => compilePolicy(withWhen(true), { strict: 'yes' as unknown as boolean })).toThrow(new PolicyOptionError('option strict must be a boolean, got "yes"'));
   });
 
   it('lists path errors in document order among the other issues of the rules', () => {
