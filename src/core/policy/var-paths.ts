@@ -13,6 +13,7 @@ import { checkCapabilityName, checkContextPath, type PathFinding } from './conte
 export function createPathChecker(operators: ReadonlyMap<string, OperatorDefinition>, limits: CompileLimits = {}) {
   const maxDepth = positiveOr(limits.maxDepth, defaultLimits.maxDepth);
   const maxNodes = positiveOr(limits.maxNodes, defaultLimits.maxNodes);
+  const maxStringLength = positiveOr(limits.maxStringLength, defaultLimits.maxStringLength);
   // A condition object shared by several rules is walked once; its findings are re-pathed per use.
   const checked = new Map<unknown, { path: string; issues: readonly PolicyIssue[] }>();
 
@@ -36,7 +37,8 @@ export function createPathChecker(operators: ReadonlyMap<string, OperatorDefinit
     function checkVarPath(value: unknown, at: string): void {
       nodes++;
       if (typeof value !== 'string' && typeof value !== 'number') return;
-      if (isWholeDataPath(value)) return;
+      // Over-long strings are the compiler's limit issue, not a path to check as well.
+      if (isWholeDataPath(value) || String(value).length > maxStringLength) return;
       const segments = splitPath(value);
       // Forbidden segments and empty roots are the compiler's to report.
       if (segments.some((segment) => forbiddenSegments.has(segment))) return;

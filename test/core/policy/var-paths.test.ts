@@ -189,6 +189,10 @@ describe('compilePolicy (var paths below the root)', () => {
     expect(issue?.message).toBe(`unknown field "${'k'.repeat(32)}…(1000 characters)" under "request"; known fields: method, headers, endpoint, sessionId, protocolVersion`);
   });
 
+  it('leaves a path over the string limit to the compiler (one issue)', () => {
+    expect(issuesOf(withWhen({ var: `request.${'k'.repeat(70_000)}` })).map((issue) => issue.message)).toEqual(['string longer than 65536 characters']);
+  });
+
   it('walks a deeply nested hostile rule without overflowing the stack', () => {
     let when: unknown = { var: 'auth.scope' };
     for (let depth = 0; depth < 100_000; depth++) when = { '!': [when] };
