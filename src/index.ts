@@ -43,4 +43,4 @@ export {
   PolicyEvaluationError,
   PolicyOptionError,
 } from './core/errors.js';
-export type { PolicyIssue, PolicyIssueCode } from './core/errors.js';
+export type { PolicyIssue, PolicyIssueCode, PolicyIssueSeverity } from './core/errors.js';

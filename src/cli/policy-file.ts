@@ -1,4 +1,4 @@
-import { PolicyCompileError } from '../core/errors.js';
+import { PolicyCompileError, type PolicyIssue } from '../core/errors.js';
 import { compilePolicy } from '../core/policy/compile-policy.js';
 import type { Policy } from '../core/policy/types.js';
 import { displayPath, formatIssues, InputError, readJson, resolvePath, type CliIo } from './io.js';
@@ -8,23 +8,35 @@ export interface LoadedPolicy {
   /** The file as messages name it. */
   readonly name: string;
   readonly ruleCount: number;
+  /** Likely mistakes that did not stop compilation (none with `strict`). */
+  readonly warnings: readonly PolicyIssue[];
+}
+
+export interface LoadPolicyOptions {
+  /** Warnings are errors. */
+  readonly strict?: boolean;
 }
 
 /** Reads, validates and compiles a policy file; every issue becomes one `file: path: message` line. */
-export async function loadPolicy(io: CliIo, path: string): Promise<LoadedPolicy> {
+export async function loadPolicy(io: CliIo, path: string, options: LoadPolicyOptions = {}): Promise<LoadedPolicy> {
   const absolutePath = resolvePath(io, path);
   const name = displayPath(io, absolutePath);
   const document = await readJson(io, absolutePath);
   const mistaken = recognizeOtherFile(document);
   if (mistaken) throw new InputError(`${name}: ${mistaken}`);
   try {
-    const policy = compilePolicy(document, { source: name });
+    const policy = compilePolicy(document, { source: name, strict: options.strict === true });
     const rules = (document as { rules?: unknown }).rules;
-    return { policy, name, ruleCount: Array.isArray(rules) ? rules.length : 0 };
+    return { policy, name, ruleCount: Array.isArray(rules) ? rules.length : 0, warnings: policy.warnings };
   } catch (error) {
     if (error instanceof PolicyCompileError) throw new InputError(formatIssues(name, error.issues));
     throw error;
   }
+}
+
+/** One `file: path: warning: message` line per warning, compiler style. */
+export function formatWarnings(name: string, warnings: readonly PolicyIssue[]): string {
+  return warnings.map((issue) => (issue.path ? `${name}: ${issue.path}: warning: ${issue.message}` : `${name}: warning: ${issue.message}`)).join('\n');
 }
 
 /** `validate policies/*.json` also globs cases files and manifests: name them instead of listing schema noise. */

@@ -1,9 +1,16 @@
-/** One problem found in a rule, a policy document or metadata. `path` is a dot path (`rules[2].when.and[1]`). */
+/**
+ * One problem found in a rule, a policy document or metadata. `path` is a dot path
+ * (`rules[2].when.and[1]`). `severity` is absent on errors (issues before warnings existed had
+ * none); a warning is a likely mistake that does not stop compilation unless `strict` is set.
+ */
 export interface PolicyIssue {
   code: PolicyIssueCode;
   path: string;
   message: string;
+  severity?: PolicyIssueSeverity | undefined;
 }
+
+export type PolicyIssueSeverity = 'error' | 'warning';
 
 export type PolicyIssueCode =
   | 'unknown_operator'
@@ -13,7 +20,10 @@ export type PolicyIssueCode =
   | 'limit_exceeded'
   | 'invalid_document'
   | 'duplicate_rule_id'
-  | 'invalid_metadata';
+  | 'invalid_metadata'
+  | 'unknown_field'
+  | 'header_case'
+  | 'unknown_capability';
 
 /** Base class of every error mcp-gate throws. */
 export class PolicyError extends Error {

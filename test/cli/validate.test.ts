@@ -45,6 +45,56 @@ describe('mcp-gate validate', () => {
     );
   });
 
+  it('lists var path typos with a suggestion, and misspelt keys with the key meant', async () => {
+    const document = json({
+      version: 1,
+      defualt: 'allow',
+      rules: [
+        { id: 'a', effect: 'deny', appliesTo: { group: ['canary'] }, when: { '!=': [{ var: 'request.header.x-canary' }, '1'] } },
+        { id: 'b', effect: 'deny', when: { in: ['admin', { var: 'auth.scope' }] } },
+      ],
+    });
+    const result = await runWith(['validate', 'typos.json'], { 'typos.json': document });
+    expect(result.code).toBe(1);
+    expect(result.stderr).toBe(
+      [
+        'typos.json: default: Invalid option: expected one of "allow"|"deny"',
+        'typos.json: Unrecognized key: "defualt" (did you mean "default"?)',
+        'typos.json: rules[0].appliesTo: Unrecognized key: "group" (did you mean "groups"?)',
+        'typos.json: rules[0].when["!="][0].var: unknown field "header" under "request" (did you mean "headers"?)',
+        'typos.json: rules[1].when.in[1].var: unknown field "scope" under "auth" (did you mean "scopes"?)',
+        '',
+      ].join('\n'),
+    );
+  });
+
+  const warned = json({
+    version: 1,
+    default: 'allow',
+    rules: [
+      { id: 'canary', effect: 'deny', when: { '!=': [{ var: 'request.headers.X-Canary' }, '1'] } },
+      { id: 'sampling', effect: 'allow', when: { has: 'sampeling' } },
+    ],
+  });
+  const warnings = [
+    'warned.json: rules[0].when["!="][0].var: warning: header "X-Canary" never matches: header names are lower-cased (did you mean "x-canary"?)',
+    'warned.json: rules[1].when.has: warning: unknown client capability "sampeling" (did you mean "sampling"?); MCP clients declare sampling, elicitation, roots, tasks, experimental and extensions.*',
+  ];
+
+  it('prints warnings as FILE: PATH: warning: MESSAGE and still exits 0', async () => {
+    const result = await runWith(['validate', 'warned.json'], { 'warned.json': warned });
+    expect(result.code).toBe(0);
+    expect(result.stderr).toBe(`${warnings.join('\n')}\n`);
+    expect(result.stdout).toMatch(/^warned\.json: valid \(2 rules, revision [0-9a-f]{16}, 2 warnings\)\n$/);
+  });
+
+  it('makes warnings errors with --strict (exit 1)', async () => {
+    const result = await runWith(['validate', '--strict', 'warned.json', 'good.json'], { 'warned.json': warned, 'good.json': validPolicy });
+    expect(result.code).toBe(1);
+    expect(result.stderr).toBe(`${warnings.map((line) => line.replace(': warning: ', ': ')).join('\n')}\n`);
+    expect(result.stdout).toMatch(/^good\.json: valid \(1 rule, revision [0-9a-f]{16}\)\n$/);
+  });
+
   it('reports invalid JSON with line and column', async () => {
     const result = await runWith(['validate', 'broken.json'], { 'broken.json': '{\n  "version": 1,\n  "default": "allow"\n  "rules": []\n}\n' });
     expect(result).toEqual({ code: 1, stdout: '', stderr: expect.stringMatching(/^broken\.json:4:3: invalid JSON: .+\n$/) });
@@ -85,9 +135,9 @@ describe('mcp-gate validate', () => {
     expect(result).toEqual({ code: 2, stdout: '', stderr: 'mcp-gate validate: no policy files given; see "mcp-gate validate --help"\n' });
   });
 
-  it('accepts every shipped policy', async () => {
+  it('accepts every shipped policy, even with --strict', async () => {
     const files = ['canary-by-header', 'beta-group', 'capability-gating', 'endpoint-scoped', 'version-routing', 'percentage-rollout', 'demo'];
-    const result = await runInRepository(['validate', ...files.map((name) => `policies/${name}.json`)]);
+    const result = await runInRepository(['validate', '--strict', ...files.map((name) => `policies/${name}.json`)]);
     expect(result.stderr).toBe('');
     expect(result.code).toBe(0);
     expect(result.stdout.split('\n').filter(Boolean)).toHaveLength(files.length);

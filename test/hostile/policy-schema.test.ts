@@ -1,8 +1,11 @@
+import { readdirSync, readFileSync } from 'node:fs';
+import { Ajv2020 } from 'ajv/dist/2020.js';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { PolicyCompileError, type PolicyIssue } from '../../src/core/errors.js';
 import { builtinOperators } from '../../src/core/logic/operators.js';
 import { compilePolicy } from '../../src/core/policy/compile-policy.js';
+import { createPolicyJsonSchema } from '../../src/core/policy/schema.js';
 import { joinPath } from '../../src/core/errors.js';
 import { brokenPolicyDocuments } from '../../src/testing/index.js';
 import { propertyParameters } from '../properties/seed.js';
@@ -165,5 +168,63 @@ describe('compilePolicy (arity, duplicates, cycles)', () => {
     const counted = countReads({ version: 1, default: 'deny', rules });
     expect(issuesOf(counted.value).map((issue) => issue.path)).toEqual(['rules']);
     expect(counted.reads()).toBeLessThan(30 * rules.length);
+  });
+});
+
+describe('policies/policy.schema.json (what an editor checks)', () => {
+  const schema = createPolicyJsonSchema();
+  const ajv = new Ajv2020({ allErrors: true, strict: false });
+  const validate = ajv.compile(schema);
+  /** The instance paths an editor underlines (JSON pointers), ajv's `if`/`then` bookkeeping left out. */
+  const errorsOf = (document: unknown) => {
+    validate(document);
+    return [...new Set((validate.errors ?? []).filter((error) => error.keyword !== 'if').map((error) => `${error.instancePath} ${error.keyword}`))];
+  };
+
+  it('accepts every shipped policy', () => {
+    const directory = new URL('../../policies/', import.meta.url);
+    const files = readdirSync(directory).filter((file) => file.endsWith('.json') && !/\.(cases|schema|manifest)\.json$/.test(file));
+    expect(files.length).toBeGreaterThanOrEqual(7);
+    for (const file of files) expect({ file, errors: errorsOf(JSON.parse(readFileSync(new URL(file, directory), 'utf8'))) }).toEqual({ file, errors: [] });
+  });
+
+  it('underlines misspelt document keys and var paths where compilePolicy reports them', () => {
+    expect(errorsOf({ version: 1, defualt: 'deny' })).toEqual([' required', ' additionalProperties']);
+    expect(errorsOf(withWhen({ '!=': [{ var: 'request.header.x-canary' }, '1'] }))).toEqual(['/rules/0/when/!=/0/var pattern']);
+    expect(errorsOf(withWhen({ in: ['admin', { var: ['auth.scope', []] }] }))).toEqual(['/rules/0/when/in/1/var/0 pattern']);
+    expect(errorsOf(withWhen({ missing: ['request.headers.x-team', 'reqest.x'] }))).toEqual(['/rules/0/when/missing/1 pattern']);
+    expect(errorsOf(withWhen({ missing_some: [1, ['auth.scopes.admin']] }))).toEqual(['/rules/0/when/missing_some/1/0 pattern']);
+    expect(errorsOf(withWhen({ and: [true, { missing: [['client.nme']] }] }))).toEqual(['/rules/0/when/and/1/missing/0/0 pattern']);
+  });
+
+  it('leaves alone what compilePolicy accepts: bodies of array operators, computed paths, literals, warnings', () => {
+    for (const when of [
+      { some: [{ var: 'auth.scopes' }, { '==': [{ var: '' }, 'admin'] }] },
+      { reduce: [{ var: 'primitive.tags' }, { cat: [{ var: 'accumulator' }, { var: 'current' }] }, ''] },
+      { var: { cat: ['request.', 'method'] } },
+      { in: [{ var: 'auth.subject' }, [{ a: { var: 'nope' }, b: 1 }]] },
+      { '==': [{ var: 'request.headers.X-Canary' }, '1'] },
+      { has: 'sampeling' },
+    ]) {
+      expect({ when, errors: errorsOf(withWhen(when)) }).toEqual({ when, errors: [] });
+      expect(() => compilePolicy(withWhen(when))).not.toThrow();
+    }
+  });
+
+  it('agrees with compilePolicy on which var paths are errors', () => {
+    const paths = [
+      'request', 'request.method', 'request.method.length', 'request.method.0', 'request.method.x', 'request.headers', 'request.headers.x-a',
+      'request.headers.X-A', 'request.headers.x-a.length', 'request.headers.x-a.b', 'request.header', 'request.endpoint', 'request.sessionId',
+      'request.protocolVersion', 'client', 'client.name', 'client.nme', 'client.version.1', 'client.capabilities', 'client.capabilities.any.thing',
+      'auth', 'auth.clientId', 'auth.subject', 'auth.scope', 'auth.scopes', 'auth.scopes.0', 'auth.scopes.01', 'auth.scopes.length',
+      'auth.scopes.length.x', 'auth.scopes.admin', 'auth.claims', 'auth.claims.a.b.c', 'primitive', 'primitive.kind', 'primitive.name',
+      'primitive.uri', 'primitive.uriTemplate', 'primitive.version', 'primitive.groups', 'primitive.groups.2', 'primitive.tags', 'primitive.tag',
+      'primitive.requires', 'primitive.requires.capabilities', 'primitive.requires.capabilities.0', 'primitive.requires.headers',
+      'primitive.requires.headers.x-b', 'primitive.requires.header', 'primitive.endpoints', 'tool.name', 'tool.nam', 'reqest', 'request.',
+    ];
+    for (const path of paths) {
+      const rejected = issuesOf(withWhen({ var: path })).length > 0;
+      expect({ path, schemaRejects: errorsOf(withWhen({ var: path })).length > 0 }).toEqual({ path, schemaRejects: rejected });
+    }
   });
 });

@@ -1,11 +1,15 @@
-/** The closest known name to a misspelt one, or undefined when nothing is close. */
+/**
+ * The closest known name to a misspelt one, or undefined when nothing is close. Case, word
+ * separators and a plural ending are folded (`capability` → `capabilities`), and swapping two
+ * neighbouring letters counts as one typo (`nmae` → `name`).
+ */
 export function suggestName(unknown: string, known: Iterable<string>): string | undefined {
-  const normalized = foldSeparators(unknown);
+  const normalized = singular(foldSeparators(unknown));
   let best: string | undefined;
   let bestDistance = Infinity;
   for (const candidate of known) {
-    if (foldSeparators(candidate) === normalized) return candidate;
-    const distance = editDistance(unknown.toLowerCase(), candidate.toLowerCase());
+    if (singular(foldSeparators(candidate)) === normalized) return candidate;
+    const distance = editDistance(unknown.toLowerCase(), candidate.toLowerCase(), true);
     if (distance < bestDistance) {
       best = candidate;
       bestDistance = distance;
@@ -20,16 +24,30 @@ function foldSeparators(name: string): string {
   return name.toLowerCase().replace(/[_\-\s]/g, '');
 }
 
-/** Levenshtein distance; Infinity for names over 64 characters (never worth a suggestion). */
-export function editDistance(a: string, b: string): number {
+/** `scopes` → `scope`, `capabilities` → `capability`: one name whether a typo is singular or plural. */
+function singular(name: string): string {
+  if (name.length > 4 && name.endsWith('ies')) return `${name.slice(0, -3)}y`;
+  return name.length > 3 && name.endsWith('s') ? name.slice(0, -1) : name;
+}
+
+/**
+ * Levenshtein distance; with `transpositions`, swapping two neighbouring characters is one edit
+ * (optimal string alignment). Infinity for names over 64 characters (never worth a suggestion).
+ */
+export function editDistance(a: string, b: string, transpositions = false): number {
   if (a.length > 64 || b.length > 64) return Infinity;
+  let beforePrevious: number[] = [];
   let previous = Array.from({ length: b.length + 1 }, (_, index) => index);
   for (let i = 1; i <= a.length; i++) {
     const current = [i];
     for (let j = 1; j <= b.length; j++) {
       const substitution = previous[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1);
       current[j] = Math.min(previous[j]! + 1, current[j - 1]! + 1, substitution);
+      if (transpositions && i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) {
+        current[j] = Math.min(current[j]!, beforePrevious[j - 2]! + 1);
+      }
     }
+    beforePrevious = previous;
     previous = current;
   }
   return previous[b.length]!;

@@ -11,6 +11,7 @@ import { contentRevision } from './revision.js';
 import { describeUnmet, requirementReads, type MissingCapabilities } from './requirements.js';
 import { compileRules } from './compile-rules.js';
 import { decideFirst, FailedRule } from './first-decision.js';
+import { checkRulePaths } from './var-paths.js';
 import { createPlanner, type CompiledPolicyRule, type PrimitivePlan } from './rule-plan.js';
 import { memoFor, newMemoOwner, RequestMemo } from '../request-memo.js';
 import { maxRules, policyDocumentSchema, toPolicyIssues, type NormalizedPolicyDocument, type PolicyDocument, type PolicyRule } from './schema.js';
@@ -22,10 +23,12 @@ export interface CompilePolicyOptions extends CompileLogicOptions {
   onMissingCapabilities?: MissingCapabilities;
   /** Names the document in error messages (a file name, say). */
   source?: string;
+  /** Warnings (an upper-case header name, an unknown capability) are errors too. */
+  strict?: boolean;
 }
 
 /** Validates and compiles a policy document; throws PolicyCompileError listing every issue. */
-export function compilePolicy(document: PolicyDocument | unknown, options: CompilePolicyOptions = {}): Policy {
+export function compilePolicy(document: PolicyDocument | unknown, options: CompilePolicyOptions = {}): Policy & { readonly warnings: readonly PolicyIssue[] } {
   try {
     return compileDocument(boundRules(document), options);
   } catch (error) {
@@ -46,7 +49,7 @@ function boundRules(document: unknown): unknown {
   return { ...(document as object), rules: rules.slice(0, maxRules + 1) };
 }
 
-function compileDocument(document: unknown, options: CompilePolicyOptions): Policy {
+function compileDocument(document: unknown, options: CompilePolicyOptions): Policy & { readonly warnings: readonly PolicyIssue[] } {
   const issues: PolicyIssue[] = [];
   // Custom operators are validated once for the whole policy, even when no rule has a condition.
   const ruleOptions = { ...options, operatorTable: createOperatorTable(options.operators, issues) };
@@ -56,12 +59,15 @@ function compileDocument(document: unknown, options: CompilePolicyOptions): Poli
     issues.push(...toPolicyIssues(parsed.error));
     // Still compile every rule condition that can be found, so one pass reports every issue.
     compileRules(salvageRules(document), ruleOptions, reads, issues);
+    issues.push(...checkRulePaths(salvageRules(document), ruleOptions.operatorTable, options).errors);
     throw new PolicyCompileError(sortIssues(issues), options.source ?? 'policy');
   }
   const usage = { iterates: false, memoSlots: 0 };
   const rules = compileRules(parsed.data.rules, ruleOptions, reads, issues, usage);
-  if (issues.length > 0) throw new PolicyCompileError(issues, options.source ?? 'policy');
-  return createPolicy(parsed.data, rules, reads, usage, options);
+  const paths = checkRulePaths(parsed.data.rules, ruleOptions.operatorTable, options);
+  issues.push(...paths.errors);
+  if (issues.length > 0) throw new PolicyCompileError(sortIssues(issues), options.source ?? 'policy');
+  return Object.freeze({ ...createPolicy(parsed.data, rules, reads, usage, options), warnings: paths.warnings });
 }
 
 /** The rules of a document that failed validation, as far as they can be read, with their indexes. */

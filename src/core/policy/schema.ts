@@ -1,6 +1,9 @@
 import { z } from 'zod';
 import { primitiveKindSchema } from '../context.js';
 import { joinPath, type PolicyIssue } from '../errors.js';
+import { builtinOperators } from '../logic/operators.js';
+import { suggestName } from '../logic/suggest.js';
+import { contextPathPattern } from './context-shape.js';
 
 // Bounds on every free-form field keep a hostile document from costing more than reading it.
 const ruleId = z
@@ -16,8 +19,31 @@ const label = z.string().min(1).max(256);
 export const maxRules = 10_000;
 const maxMessageLength = 300;
 
-export const appliesToSchema = z
-  .strictObject({
+/**
+ * A strict object whose unknown keys get a suggestion: zod's own message
+ * (`Unrecognized key: "group"`) plus ` (did you mean "groups"?)` when a known key is close.
+ */
+function strictObject<Shape extends z.ZodRawShape>(shape: Shape) {
+  const known = Object.keys(shape);
+  return z.strictObject(shape, {
+    error: (issue) => (issue.code === 'unrecognized_keys' ? describeUnknownKeys(issue.keys, known) : undefined),
+  });
+}
+
+function describeUnknownKeys(keys: readonly string[], known: readonly string[]): string {
+  const described = keys.map((key) => {
+    const suggestion = suggestName(key, known);
+    return `${quoteKey(key)}${suggestion === undefined ? '' : ` (did you mean "${suggestion}"?)`}`;
+  });
+  return `Unrecognized key${keys.length === 1 ? '' : 's'}: ${described.join(', ')}`;
+}
+
+/** Long hostile keys are abbreviated, as in paths (joinPath), so one cannot fill every message. */
+function quoteKey(key: string): string {
+  return JSON.stringify(key.length > 64 ? `${key.slice(0, 32)}…(${key.length} characters)` : key);
+}
+
+export const appliesToSchema = strictObject({
     kinds: z.array(primitiveKindSchema).min(1).max(4).optional(),
     /** Globs over the primitive's name (and, for resources, its URI). */
     names: z.array(glob).min(1).max(1024).optional(),
@@ -28,7 +54,7 @@ export const appliesToSchema = z
   })
   .describe('Which primitives the rule is about; every field given must match.');
 
-export const policyRuleSchema = z.strictObject({
+export const policyRuleSchema = strictObject({
   id: ruleId,
   description: text.optional(),
   effect: z.enum(['allow', 'deny']),
@@ -37,7 +63,7 @@ export const policyRuleSchema = z.strictObject({
   when: z.unknown().optional().describe('JSON-Logic condition over request.*, client.*, auth.*, primitive.*'),
 });
 
-export const policyDocumentSchema = z.strictObject({
+export const policyDocumentSchema = strictObject({
   $schema: z.string().max(2048).optional(),
   version: z.literal(1),
   description: text.optional(),
@@ -63,10 +89,53 @@ export function toPolicyIssues(error: z.ZodError, base = ''): PolicyIssue[] {
 /** The JSON Schema shipped as policies/policy.schema.json (a test keeps the file in sync). */
 export function createPolicyJsonSchema(): Record<string, unknown> {
   const schema = z.toJSONSchema(policyDocumentSchema, { io: 'input', unrepresentable: 'any' }) as Record<string, unknown>;
+  const rule = (schema as { properties: { rules: { items: { properties: Record<string, unknown> } } } }).properties.rules.items;
+  rule.properties.when = { $ref: '#/$defs/condition', ...(rule.properties.when as object) };
   return {
     ...schema,
     $id: 'https://mcp-gate.dev/policy.schema.json',
     title: 'mcp-gate policy',
     description: 'Which MCP tools, prompts, resources and resource templates each request may see and use.',
+    $defs: { ...(schema.$defs as object | undefined), ...conditionJsonSchemas() },
+  };
+}
+
+/**
+ * What JSON Schema can say about a condition: literal `var` and `missing` paths must be fields
+ * of the context (the errors of context-shape.ts; its warnings have no JSON Schema form). Bodies
+ * of array operators read items, and objects with several keys are literal data: both are free.
+ */
+function conditionJsonSchemas(): Record<string, unknown> {
+  const condition = { $ref: '#/$defs/condition' };
+  const path = { $ref: '#/$defs/contextPath' };
+  const pathOrCondition = { if: { type: 'string' }, then: path, else: condition };
+  const key = { if: { type: 'string' }, then: path, else: { if: { type: 'array' }, then: { items: pathOrCondition }, else: condition } };
+  const operations: Record<string, unknown> = {
+    var: { if: { type: 'array' }, then: { prefixItems: [pathOrCondition], items: condition }, else: pathOrCondition },
+    missing: { if: { type: 'array' }, then: { items: { $ref: '#/$defs/missingKey' } }, else: { $ref: '#/$defs/missingKey' } },
+    missing_some: { if: { type: 'array' }, then: { prefixItems: [condition, { $ref: '#/$defs/missingKey' }], items: condition }, else: condition },
+  };
+  for (const [name, operator] of builtinOperators) {
+    const itemArgs = operator.itemArgs;
+    if (itemArgs === undefined) continue;
+    const prefixItems = Array.from({ length: Math.max(...itemArgs) + 1 }, (_, index) => (itemArgs.includes(index) ? true : condition));
+    operations[name] = { if: { type: 'array' }, then: { prefixItems, items: condition }, else: condition };
+  }
+  return {
+    condition: {
+      description: 'JSON-Logic condition over request.*, client.*, auth.*, primitive.* (docs/policy-language.md)',
+      if: { type: 'array' },
+      then: { items: condition },
+      else: {
+        if: { type: 'object', minProperties: 1, maxProperties: 1 },
+        then: { properties: operations, additionalProperties: condition },
+      },
+    },
+    missingKey: key,
+    contextPath: {
+      type: 'string',
+      description: 'A path into the request context: request.*, client.*, auth.*, primitive.* (alias tool.*)',
+      pattern: contextPathPattern(),
+    },
   };
 }

@@ -1,5 +1,5 @@
 import type { PrimitiveMetadata, RequestContext } from '../context.js';
-import type { PolicyError } from '../errors.js';
+import type { PolicyError, PolicyIssue } from '../errors.js';
 
 export type Effect = 'allow' | 'deny';
 export type DecisionReason = 'rule' | 'default' | 'requirement' | 'error';
@@ -42,6 +42,11 @@ export interface Policy {
   /** The default effect and the rules, in document order. */
   readonly default: Effect;
   readonly rules: readonly PolicyRuleSummary[];
+  /**
+   * Likely mistakes that did not stop compilation (`severity: 'warning'`), e.g. an upper-case
+   * header name; compilePolicy always sets it (`strict: true` makes them errors instead).
+   */
+  readonly warnings?: readonly PolicyIssue[];
   /**
    * Context paths the policy reads (`request.headers.x-canary`, `client.capabilities`, …), sorted.
    * Two contexts equal on these paths get the same decisions.
