@@ -8,7 +8,7 @@ import { defaultLimits } from '../logic/types.js';
 import { compileContextKey } from './context-key.js';
 import { reportError } from './predicate.js';
 import { contentRevision } from './revision.js';
-import { describeUnmet, requirementReads, type MissingCapabilities } from './requirements.js';
+import { describeUnmet, requirementKeyReads, requirementReads, type MissingCapabilities } from './requirements.js';
 import { compileRules } from './compile-rules.js';
 import { decideFirst, FailedRule } from './first-decision.js';
 import { createPlanner, type CompiledPolicyRule, type PrimitivePlan } from './rule-plan.js';
@@ -225,8 +225,11 @@ function createPolicy(
     evaluate,
     forContext,
     explain,
-    contextKey: compileContextKey(reads),
-    contextKeyFor: (primitives: readonly PrimitiveMetadata[]) => compileContextKey(readsFor(primitives)),
+    contextKey: compileContextKey({ paths: reads, requiredHeaders: [] }),
+    contextKeyFor(primitives: readonly PrimitiveMetadata[]) {
+      const required = enforce ? requirementKeyReads(primitives) : { paths: [], headers: [] };
+      return compileContextKey({ paths: [...ruleReads, ...required.paths], requiredHeaders: required.headers });
+    },
   });
 }
 
