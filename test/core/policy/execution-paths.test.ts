@@ -4,21 +4,23 @@ import { compilePolicy } from '../../../src/core/policy/compile-policy.js';
 import { compilePredicate } from '../../../src/core/policy/predicate.js';
 import { isTruthy } from '../../../src/core/logic/truthy.js';
 import { builtinOperators } from '../../../src/core/logic/operators.js';
-import { context } from './fixtures.js';
-import type { PrimitiveMetadata } from '../../../src/core/context.js';
+import { context, tool } from './fixtures.js';
+
+const primitive = tool('case');
 
 // One suite, several execution paths: the official JsonLogic cases also run through the
-// predicate and the policy. Data moves under `primitive`, so every top-level `var`/`missing`
-// path gets a `primitive.` prefix; bodies of array operators keep theirs (they read items).
+// predicate and the policy. Data moves under `auth.claims` (free-form data of the context;
+// primitive metadata is validated now, issue 11 item 7), so every top-level `var`/`missing`
+// path gets an `auth.claims.` prefix; bodies of array operators keep theirs (they read items).
 
 const suite: unknown[] = JSON.parse(readFileSync(new URL('../../fixtures/jsonlogic-tests.json', import.meta.url), 'utf8'));
 
 function prefix(path: unknown): unknown {
-  if (path === '' || path === null || path === undefined) return 'primitive';
-  return typeof path === 'string' || typeof path === 'number' ? `primitive.${path}` : undefined;
+  if (path === '' || path === null || path === undefined) return 'auth.claims';
+  return typeof path === 'string' || typeof path === 'number' ? `auth.claims.${path}` : undefined;
 }
 
-/** Rewrites a rule to read from `primitive.*`; returns undefined when a path is computed at run time. */
+/** Rewrites a rule to read from `auth.claims.*`; returns undefined when a path is computed at run time. */
 function rebase(rule: unknown): unknown {
   if (Array.isArray(rule)) {
     const items = rule.map(rebase);
@@ -60,11 +62,11 @@ describe('official suite through compilePredicate and compilePolicy', () => {
 
   it('gives the truthiness of the expected result on both paths', () => {
     for (const { rule, data, expected } of runnable) {
-      const primitive = data as unknown as PrimitiveMetadata;
-      const viaPredicate = compilePredicate(rule)(context(), primitive);
+      const request = context({ auth: { claims: data as Record<string, unknown> } });
+      const viaPredicate = compilePredicate(rule)(request, primitive);
       const policy = compilePolicy({ version: 1, default: 'deny', enforceRequirements: false, rules: [{ id: 'case', effect: 'allow', when: rule }] });
       expect({ rule, viaPredicate }).toEqual({ rule, viaPredicate: isTruthy(expected) });
-      expect({ rule, viaPolicy: policy.evaluate(context(), primitive) }).toEqual({ rule, viaPolicy: isTruthy(expected) });
+      expect({ rule, viaPolicy: policy.evaluate(request, primitive) }).toEqual({ rule, viaPolicy: isTruthy(expected) });
     }
   });
 });
