@@ -1,5 +1,5 @@
 import type { PrimitiveMetadata, RequestContext } from '../context.js';
-import { PolicyCompileError, PolicyError, type PolicyIssue } from '../errors.js';
+import { MetadataError, PolicyCompileError, PolicyError, type PolicyIssue } from '../errors.js';
 import { toPolicyError, type CompileLogicOptions } from '../logic/compile.js';
 import { createOperatorTable } from '../logic/operators.js';
 import { restoreBudget, startBudget } from '../logic/budget.js';
@@ -8,7 +8,7 @@ import { defaultLimits } from '../logic/types.js';
 import { compileContextKey } from './context-key.js';
 import { reportError } from './predicate.js';
 import { contentRevision } from './revision.js';
-import { describeUnmet, requirementReads, type MissingCapabilities } from './requirements.js';
+import { describeUnmet, requirementKeyReads, requirementReads, type MissingCapabilities } from './requirements.js';
 import { compileRules } from './compile-rules.js';
 import { decideFirst, FailedRule } from './first-decision.js';
 import { checkRulePaths } from './var-paths.js';
@@ -16,6 +16,7 @@ import { createPlanner, type CompiledPolicyRule, type PrimitivePlan } from './ru
 import { memoFor, newMemoOwner, RequestMemo } from '../request-memo.js';
 import { maxRules, policyDocumentSchema, toPolicyIssues, type NormalizedPolicyDocument, type PolicyDocument, type PolicyRule } from './schema.js';
 import type { Decision, EvaluationErrorHandler, Policy } from './types.js';
+import { toPrimitiveMetadata } from './primitive-input.js';
 
 export interface CompilePolicyOptions extends CompileLogicOptions {
   onError?: EvaluationErrorHandler;
@@ -104,7 +105,7 @@ function createPolicy(
   const { $schema: _schema, ...content } = document;
 
   function readsFor(primitives: readonly PrimitiveMetadata[]): readonly string[] {
-    const extra = enforce ? requirementReads(primitives) : [];
+    const extra = enforce ? requirementReads(primitives.map(toPrimitiveMetadata)) : [];
     return Object.freeze([...new Set([...ruleReads, ...extra])].sort());
   }
 
@@ -132,8 +133,10 @@ function createPolicy(
   // and a request's first one runs the plan's rules as one list of tests (first-decision.ts).
   // The two ways to run the rules are functions of their own, each with its own error
   // attribution (a FailedRule names the rule).
-  function decide(context: RequestContext, primitive: PrimitiveMetadata, listMemo: RequestMemo | undefined): boolean {
+  function decide(context: RequestContext, given: PrimitiveMetadata, listMemo: RequestMemo | undefined): boolean {
+    let primitive = given;
     try {
+      primitive = toPrimitiveMetadata(given);
       const plan = planFor(primitive);
       if (plan.defaultDecides) return allowByDefault;
       const memo = listMemo ?? memoFor(context, memoOwner);
@@ -196,10 +199,12 @@ function createPolicy(
     return iterates ? (primitive) => decideWithBudget(context, primitive, memo) : (primitive) => decide(context, primitive, memo);
   }
 
-  function explain(context: RequestContext, primitive: PrimitiveMetadata): Decision {
+  function explain(context: RequestContext, given: PrimitiveMetadata): Decision {
     const saved = startBudget(steps);
     let ruleId: string | undefined;
+    let primitive = given;
     try {
+      primitive = toPrimitiveMetadata(given);
       const plan = planFor(primitive);
       const unmet = plan.requirements.unmet(context);
       if (unmet !== null) return Object.freeze({ allowed: false, reason: 'requirement' as const, ruleId: undefined, message: describeUnmet(unmet), unmet });
@@ -213,6 +218,10 @@ function createPolicy(
       return decision(allowByDefault, 'default', undefined, `no rule matched; default is ${document.default}`);
     } catch (error) {
       reportError(onError, error, ruleId, primitive);
+      if (error instanceof MetadataError) {
+        const problems = error.issues.map((issue) => (issue.path ? `${issue.path}: ${issue.message}` : issue.message)).join('; ');
+        return decision(false, 'error', undefined, `invalid metadata (hidden, fail closed): ${problems}`);
+      }
       const where = ruleId === undefined ? 'requirements' : `rule "${ruleId}"`;
       return decision(false, 'error', ruleId, `${where} failed (hidden, fail closed): ${toPolicyError(error).message}`);
     } finally {
@@ -231,8 +240,11 @@ function createPolicy(
     evaluate,
     forContext,
     explain,
-    contextKey: compileContextKey(reads),
-    contextKeyFor: (primitives: readonly PrimitiveMetadata[]) => compileContextKey(readsFor(primitives)),
+    contextKey: compileContextKey({ paths: reads, requiredHeaders: [] }),
+    contextKeyFor(primitives: readonly PrimitiveMetadata[]) {
+      const required = enforce ? requirementKeyReads(primitives.map(toPrimitiveMetadata)) : { paths: [], headers: [] };
+      return compileContextKey({ paths: [...ruleReads, ...required.paths], requiredHeaders: required.headers });
+    },
   });
 }
 

@@ -112,7 +112,7 @@ function compileRequirements(
           if (capabilitiesMet !== undefined && !capabilitiesMet(context.client.capabilities, memo)) return false;
           for (let index = 0; index < headers.length; index++) {
             const header = headers[index]!;
-            if (context.request.headers[header.name] !== header.value) return false;
+            if (readRequiredHeader(context, header.name) !== header.value) return false;
           }
           if (endpoints.length === 0) return true;
           const endpoint = context.request.endpoint;
@@ -132,7 +132,7 @@ function compileRequirements(
         const missing = capabilities.find(({ present }) => !present(declared));
         if (missing) return { kind: 'capability', capability: missing.path };
       }
-      const header = headers.find(({ name, value }) => context.request.headers[name] !== value);
+      const header = headers.find(({ name, value }) => readRequiredHeader(context, name) !== value);
       if (header) return { kind: 'header', header: header.name, value: header.value };
       if (endpoints.length > 0 && !endpoints.some((matches) => matches(context.request.endpoint))) {
         return { kind: 'endpoint', endpoint: context.request.endpoint, allowed: primitive.endpoints };
@@ -142,13 +142,29 @@ function compileRequirements(
   };
 }
 
-/** The context paths requirements of these primitives read (for cache keys). */
-export function requirementReads(primitives: readonly PrimitiveMetadata[]): string[] {
-  const reads = new Set<string>();
+/**
+ * The header a requirement compares: an own property only, so the key (context-key.ts), which
+ * reads it through this function, sees exactly what the check sees.
+ */
+export function readRequiredHeader(context: RequestContext, name: string): unknown {
+  const headers = context.request.headers;
+  return Object.hasOwn(headers, name) ? headers[name] : undefined;
+}
+
+/** What requirements of these primitives read: whole fields as paths, and header names (which may contain dots). */
+export function requirementKeyReads(primitives: readonly PrimitiveMetadata[]): { paths: string[]; headers: string[] } {
+  const paths = new Set<string>();
+  const headers = new Set<string>();
   for (const primitive of primitives) {
-    if (primitive.requires.capabilities.length > 0) reads.add('client.capabilities');
-    for (const name of Object.keys(primitive.requires.headers)) reads.add(`request.headers.${name.toLowerCase()}`);
-    if (primitive.endpoints.length > 0) reads.add('request.endpoint');
+    if (primitive.requires.capabilities.length > 0) paths.add('client.capabilities');
+    for (const name of Object.keys(primitive.requires.headers)) headers.add(name.toLowerCase());
+    if (primitive.endpoints.length > 0) paths.add('request.endpoint');
   }
-  return [...reads];
+  return { paths: [...paths], headers: [...headers] };
+}
+
+/** The context paths requirements of these primitives read (`policy.readsFor`). */
+export function requirementReads(primitives: readonly PrimitiveMetadata[]): string[] {
+  const { paths, headers } = requirementKeyReads(primitives);
+  return [...paths, ...headers.map((name) => `request.headers.${name}`)];
 }

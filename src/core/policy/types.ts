@@ -58,7 +58,7 @@ export interface Policy {
   readonly cacheable: boolean;
   /** `reads` narrowed to what these primitives' requirements actually read (for per-registry cache keys). */
   readsFor(primitives: readonly PrimitiveMetadata[]): readonly string[];
-  /** A context key function over `readsFor(primitives)`. */
+  /** `contextKey` narrowed to `readsFor(primitives)`; metadata may be plain data (throws MetadataError when invalid). */
   contextKeyFor(primitives: readonly PrimitiveMetadata[]): (context: RequestContext) => string;
   /**
    * Whether the primitive is visible for this request. For a context from createRequestContext,
@@ -72,6 +72,11 @@ export interface Policy {
    */
   forContext(context: RequestContext): (primitive: PrimitiveMetadata) => boolean;
   explain(context: RequestContext, primitive: PrimitiveMetadata): Decision;
-  /** A string equal for two contexts iff they agree on every path in `reads` (a cache key). */
+  /**
+   * A cache key: equal for two contexts only when every read the compiled rules perform gives
+   * equal values (a sub-path such as `request.headers.x-team.length` is the header's length; a
+   * computed path keys on the whole context). A context holding values that are not plain data
+   * gets a key of its own, so it is never served another's answer.
+   */
   contextKey(context: RequestContext): string;
 }

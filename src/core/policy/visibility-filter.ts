@@ -3,6 +3,7 @@ import type { PrimitiveMetadata, RequestContext } from '../context.js';
 import { PolicyOptionError } from '../errors.js';
 import { cacheGet, cacheSet } from './lru-access.js';
 import type { Policy } from './types.js';
+import { toPrimitiveMetadata } from './primitive-input.js';
 
 export interface VisibilityFilterOptions {
   /** Most distinct contexts remembered per registry version (bounded memory with unique callers). Default 1,000; 0 disables. */
@@ -36,7 +37,8 @@ export function createVisibilityFilter<T>(
   const minItems = options.minItemsToCache ?? 16;
   if (!Number.isInteger(cacheSize) || cacheSize < 0) throw new PolicyOptionError(`option cacheSize must be a non-negative integer, got ${String(cacheSize)}`);
   if (!Number.isInteger(minItems) || minItems < 0) throw new PolicyOptionError(`option minItemsToCache must be a non-negative integer, got ${String(minItems)}`);
-  const metadata = items.map(metadataOf);
+  // Normalised once here (metadata written by hand gets its defaults; bad metadata throws a MetadataError now, not per request).
+  const metadata = items.map((item) => toPrimitiveMetadata(metadataOf(item)));
 
   function computeVisible(context: RequestContext): T[] {
     const decide = policy.forContext(context);

@@ -52,16 +52,27 @@ function compileStaticPath(pathValue: unknown, ctx: CompileContext, path: string
   return resolved;
 }
 
-/** True when `var` would report the key as missing (json-logic-js: null or ""). */
-function isMissing(scope: DataScope, data: unknown, primitive: unknown, key: unknown): boolean {
-  const value = scope.resolveDynamic(data, primitive, key);
-  return value === undefined || value === null || value === '';
+/** A literal key and the static reader of its path (the read the scope recorded for it). */
+interface LiteralKey {
+  readonly key: unknown;
+  readonly read: Evaluator;
 }
 
-function missingKeys(scope: DataScope, data: unknown, primitive: unknown, keys: readonly unknown[]): unknown[] {
-  const missing: unknown[] = [];
-  for (const key of keys) if (isMissing(scope, data, primitive, key)) missing.push(key);
-  return missing;
+/** The keys whose values are absent; json-logic-js counts null and "" as absent too. */
+function absentKeys(keys: readonly LiteralKey[], data: unknown, primitive: unknown): unknown[] {
+  const absent: unknown[] = [];
+  for (const { key, read } of keys) if (isAbsent(read(data, primitive))) absent.push(key);
+  return absent;
+}
+
+function absentDynamicKeys(scope: DataScope, data: unknown, primitive: unknown, keys: readonly unknown[]): unknown[] {
+  const absent: unknown[] = [];
+  for (const key of keys) if (isAbsent(scope.resolveDynamic(data, primitive, key))) absent.push(key);
+  return absent;
+}
+
+function isAbsent(value: unknown): boolean {
+  return value === undefined || value === null || value === '';
 }
 
 /** `missing`: the keys whose values are absent; one array argument is the list of keys. */
@@ -70,13 +81,20 @@ const missing: OperatorDefinition = {
   arity: { min: 0, max: Infinity },
   pure: false,
   compile(args, ctx) {
-    if (!checkLiteralKeys(args, ctx)) ctx.scope.declareDynamicAccess();
+    if (checkLiteralKeys(args, ctx)) {
+      const values = args.map((arg) => arg.constant);
+      const keys = literalKeys(Array.isArray(values[0]) ? (values[0] as unknown[]) : values, ctx);
+      return function missing(data, primitive) {
+        return absentKeys(keys, data, primitive);
+      };
+    }
+    ctx.scope.declareDynamicAccess();
     const keyEvaluators = args.map((arg) => arg.evaluate);
     const scope = ctx.scope;
-    return function missing(data, primitive) {
+    return function missingDynamic(data, primitive) {
       const values = keyEvaluators.map((evaluate) => evaluate(data, primitive));
       const keys = Array.isArray(values[0]) ? (values[0] as unknown[]) : values;
-      return missingKeys(scope, data, primitive, keys);
+      return absentDynamicKeys(scope, data, primitive, keys);
     };
   },
 };
@@ -87,22 +105,33 @@ const missingSome: OperatorDefinition = {
   arity: { min: 2, max: 2 },
   pure: false,
   compile([needArg, keysArg], ctx) {
-    if (!checkLiteralKeys([keysArg!], ctx)) ctx.scope.declareDynamicAccess();
+    const enough = (options: unknown, absent: readonly unknown[], need: unknown) => {
+      const count = (options as { length?: unknown } | null | undefined)?.length;
+      return (count as number) - absent.length >= (need as number);
+    };
+    if (checkLiteralKeys([keysArg!], ctx)) {
+      const options = keysArg!.constant;
+      const keys = literalKeys(Array.isArray(options) ? options : [options], ctx);
+      return function missingSome(data, primitive) {
+        const absent = absentKeys(keys, data, primitive);
+        return enough(options, absent, needArg!.evaluate(data, primitive)) ? [] : absent;
+      };
+    }
+    ctx.scope.declareDynamicAccess();
     const scope = ctx.scope;
-    return function missingSome(data, primitive) {
+    return function missingSomeDynamic(data, primitive) {
       const need = needArg!.evaluate(data, primitive);
       const options = keysArg!.evaluate(data, primitive);
       const keys = Array.isArray(options) ? options : [options];
-      const absent = missingKeys(scope, data, primitive, keys);
-      const count = (options as { length?: unknown } | null | undefined)?.length;
-      return (count as number) - absent.length >= (need as number) ? [] : absent;
+      const absent = absentDynamicKeys(scope, data, primitive, keys);
+      return enough(options, absent, need) ? [] : absent;
     };
   },
 };
 
 /**
- * Literal keys are checked (and recorded as reads) at compile time: a forbidden segment or an
- * unknown root is a mistake worth reporting. Returns false when some key is only known at run time.
+ * Literal keys are checked at compile time: a forbidden segment or an unknown root is a mistake
+ * worth reporting. Returns false when some key is only known at run time.
  */
 function checkLiteralKeys(args: readonly CompiledArg[], ctx: CompileContext): boolean {
   let allLiteral = true;
@@ -118,6 +147,16 @@ function checkLiteralKeys(args: readonly CompiledArg[], ctx: CompileContext): bo
     });
   }
   return allLiteral;
+}
+
+/**
+ * The keys a literal `missing` tests, each with the static reader `var` would use: the scope
+ * records that read for cache keys, so the key covers exactly what runs. (checkLiteralKeys has
+ * reported any bad key already.)
+ */
+function literalKeys(keys: readonly unknown[], ctx: CompileContext): LiteralKey[] {
+  const quiet: CompileContext = { ...ctx, report() {} };
+  return keys.map((key) => ({ key, read: compileStaticPath(key, quiet, '') }));
 }
 
 export const dataOperators: readonly OperatorDefinition[] = [variable, missing, missingSome];
