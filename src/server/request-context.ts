@@ -14,13 +14,16 @@ export interface RequestSources {
 }
 
 /**
- * Translates one request into the core's frozen RequestContext. A 2026-07-28 request speaks for
- * itself through its envelope; only a 2025-era request (no envelope) falls back to what its
- * session's `initialize` declared, which the SDK keeps per server instance. A stateless 2025
- * request has neither, and its capabilities stay undefined (`onMissingCapabilities` decides).
+ * Translates one request into the core's frozen RequestContext. Client name, version and
+ * capabilities have one source per protocol era, as the SDK's own capability checks read them:
+ * a 2026-07-28 request speaks for itself through its envelope; a 2025-era session keeps what
+ * its `initialize` declared (the SDK keeps it per server instance), and a `_meta` that claims
+ * other capabilities on a later request of that session is ignored. A stateless 2025 request has
+ * neither, and its capabilities stay undefined (`onMissingCapabilities` decides).
  */
 export function buildRequestContext(sources: RequestSources, server: McpServer): RequestContext {
-  const { envelope, httpRequest, authInfo } = sources;
+  const { httpRequest, authInfo } = sources;
+  const envelope = servesModernEra(sources, server) ? sources.envelope : undefined;
   const headers: Record<string, string> = {};
   httpRequest?.headers.forEach((value, name) => (headers[name] = value));
   const claims = authInfo?.extra;
@@ -49,6 +52,24 @@ export function buildRequestContext(sources: RequestSources, server: McpServer):
       claims: claims ?? {},
     },
   });
+}
+
+/** The first revision whose requests carry the `_meta` envelope; later revisions sort after it. */
+const firstModernProtocolVersion = '2026-07-28';
+
+/**
+ * Whether the request is served in the 2026-07-28 era, decided as the SDK decides it: the era is
+ * the server instance's, bound by a 2025 `initialize` (legacy) or by `createMcpHandler` (modern).
+ * The SDK lifts envelope keys off any request, so a 2025-era request may carry some; they count
+ * only in the modern era. createMcpHandler's pre-dispatch checks run before it binds the
+ * instance: then the request is modern exactly when its `_meta` claims a protocol version,
+ * which is how the SDK routed it here.
+ */
+function servesModernEra(sources: RequestSources, server: McpServer): boolean {
+  // Deprecated for reading client identity, still the SDK's documented record of the instance's era.
+  const negotiated = server.server.getNegotiatedProtocolVersion();
+  if (negotiated !== undefined) return negotiated >= firstModernProtocolVersion;
+  return sources.envelope?.protocolVersion !== undefined;
 }
 
 function pathnameOf(url: string): string {
