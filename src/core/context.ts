@@ -190,7 +190,18 @@ function buildContext(input: RequestContextInput, plan: ContextPlan, reading: Re
   const claims = plan.claims ? copyClaims(auth?.claims) : emptyRecord;
   reading.path = 'auth';
   const builtAuth = Object.freeze({ clientId: stringOr(auth?.clientId, undefined), subject: stringOr(auth?.subject, undefined), scopes, claims });
-  return new FrozenRequestContext(builtRequest, builtClient, builtAuth, new RequestMemo(declared?.memo));
+  const source = plan === wholeContext ? undefined : input;
+  return new FrozenRequestContext(builtRequest, builtClient, builtAuth, new RequestMemo(declared?.memo), source);
+}
+
+/**
+ * The whole context of a request whose context was built for a plan: what a different policy
+ * may read (a gate deciding, after a policy swap, what a session's lists now show). A context
+ * built whole, or not by this module, is returned as it is.
+ */
+export function wholeContextOf(context: RequestContext): RequestContext {
+  const source = FrozenRequestContext.partialSourceOf(context);
+  return source === undefined ? context : createRequestContext(source as RequestContextInput);
 }
 
 function stringOr<T extends string | undefined>(value: unknown, fallback: T): string | T {

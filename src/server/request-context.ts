@@ -1,5 +1,5 @@
 import type { AuthInfo, McpServer } from '@modelcontextprotocol/server';
-import { createRequestContext, type RequestContext } from '../core/context.js';
+import { createPlannedRequestContext, wholeContext, type ContextPlan, type RequestContext } from '../core/context.js';
 import type { RequestEnvelope } from '../adapter/envelope.js';
 
 /** Where one request's facts come from; each field belongs to that request alone. */
@@ -21,21 +21,20 @@ export interface RequestSources {
  * other capabilities on a later request of that session is ignored. A stateless 2025 request has
  * neither, and its capabilities stay undefined (`onMissingCapabilities` decides).
  */
-export function buildRequestContext(sources: RequestSources, server: McpServer): RequestContext {
+export function buildRequestContext(sources: RequestSources, server: McpServer, plan: ContextPlan = wholeContext): RequestContext {
   const { httpRequest, authInfo } = sources;
   const envelope = servesModernEra(sources, server) ? sources.envelope : undefined;
-  const headers: Record<string, string> = {};
-  httpRequest?.headers.forEach((value, name) => (headers[name] = value));
+  const headers = httpRequest === undefined ? {} : headersOf(httpRequest.headers, plan);
   const claims = authInfo?.extra;
   const subject = claims?.['sub'];
   const legacyClient = envelope === undefined ? server.server.getClientVersion() : undefined;
-  return createRequestContext({
+  return createPlannedRequestContext({
     request: {
       method: sources.method,
       headers,
       endpoint: httpRequest === undefined ? '' : pathnameOf(httpRequest.url),
       sessionId: sources.sessionId,
-      protocolVersion: envelope?.protocolVersion ?? headers['mcp-protocol-version'],
+      protocolVersion: envelope?.protocolVersion ?? httpRequest?.headers.get('mcp-protocol-version') ?? undefined,
     },
     client:
       envelope === undefined
@@ -51,7 +50,25 @@ export function buildRequestContext(sources: RequestSources, server: McpServer):
       scopes: authInfo?.scopes ?? [],
       claims: claims ?? {},
     },
-  });
+  }, plan);
+}
+
+const headerToken = /^[!#$%&'*+\-.^_`|~0-9a-z]+$/;
+
+/** The headers a plan asks for; fetch's `Headers` already lower-cases names and joins repeats. */
+function headersOf(source: Headers, plan: ContextPlan): Record<string, string> {
+  const headers: Record<string, string> = {};
+  if (plan.headers === 'all') {
+    source.forEach((value, name) => (headers[name] = value));
+    return headers;
+  }
+  for (const name of plan.headers) {
+    // `get` throws for a name no header can have (a rule may read `request.headers.x y`).
+    if (!headerToken.test(name)) continue;
+    const value = source.get(name);
+    if (value !== null) headers[name] = value;
+  }
+  return headers;
 }
 
 /** The first revision whose requests carry the `_meta` envelope; later revisions sort after it. */
