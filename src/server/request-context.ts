@@ -1,5 +1,5 @@
 import type { AuthInfo, McpServer } from '@modelcontextprotocol/server';
-import { createPlannedRequestContext, wholeContext, type ContextPlan, type RequestContext } from '../core/context.js';
+import { createPlannedRequestContext, wholeContext, type ContextPlan, type RequestContext, type RequestContextInput } from '../core/context.js';
 import type { RequestEnvelope } from '../adapter/envelope.js';
 
 /** Where one request's facts come from; each field belongs to that request alone. */
@@ -28,7 +28,7 @@ export function buildRequestContext(sources: RequestSources, server: McpServer, 
   const claims = authInfo?.extra;
   const subject = claims?.['sub'];
   const legacyClient = envelope === undefined ? server.server.getClientVersion() : undefined;
-  return createPlannedRequestContext({
+  const input: RequestContextInput = {
     request: {
       method: sources.method,
       headers,
@@ -50,7 +50,8 @@ export function buildRequestContext(sources: RequestSources, server: McpServer, 
       scopes: authInfo?.scopes ?? [],
       claims: claims ?? {},
     },
-  }, plan);
+  };
+  return createPlannedRequestContext(input, plan);
 }
 
 const headerToken = /^[!#$%&'*+\-.^_`|~0-9a-z]+$/;
