@@ -24,7 +24,9 @@ export interface RequestSources {
 export function buildRequestContext(sources: RequestSources, server: McpServer, plan: ContextPlan = wholeContext): RequestContext {
   const { httpRequest, authInfo } = sources;
   const envelope = servesModernEra(sources, server) ? sources.envelope : undefined;
-  const headers = httpRequest === undefined ? {} : headersOf(httpRequest.headers, plan);
+  // A session's context is kept and later rebuilt whole for a new policy (gate-runtime.ts), so
+  // it keeps every header in its input; a stateless request's context dies with the request.
+  const headers = httpRequest === undefined ? {} : headersOf(httpRequest.headers, sources.sessionId === undefined ? plan : wholeContext);
   const claims = authInfo?.extra;
   const subject = claims?.['sub'];
   const legacyClient = envelope === undefined ? server.server.getClientVersion() : undefined;

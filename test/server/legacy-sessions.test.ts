@@ -6,7 +6,7 @@ import { createMcpHandler, isLegacyRequest, WebStandardStreamableHTTPServerTrans
 import { afterEach, describe, expect, it } from 'vitest';
 import { createGate, type Gate } from '../../src/server/index.js';
 import { clientCapabilitiesMetaKey } from '../../src/adapter/envelope.js';
-import { createGatedHandler, createServer, registryPolicy, reportExtension } from './fixtures.js';
+import { createGatedHandler, createServer, registryPolicy, registryPolicyDocument, reportExtension } from './fixtures.js';
 import { listen, postModern, type Endpoint } from './http.js';
 
 /**
@@ -130,5 +130,23 @@ describe('gate (mcp-gate/server): one source of capabilities per protocol era', 
     opened.push(client);
     expect(await toolNames(client, claimsExtension)).toEqual(['echo', 'report']);
     await expect(client.callTool({ name: 'export', arguments: {}, _meta: claimsExtension })).rejects.toThrow('Tool export not found');
+  });
+});
+
+describe('gate (mcp-gate/server): a session under a policy that reads other headers', () => {
+  it('sends list_changed when the new policy hides a tool by a header the old one never read', async () => {
+    const policyGate = createGate({ policy: registryPolicy });
+    const both = createBothErasEndpoint(policyGate);
+    const endpoint = await listen(both.fetchBothEras);
+    opened.push(both, endpoint);
+    const client = await connectLegacy(endpoint, {}, { 'x-tier': 'free' });
+    expect((await client.listTools()).tools.map((tool) => tool.name)).toContain('echo');
+    const changed = new Promise<string>((resolve) => client.setNotificationHandler(ToolListChangedNotificationSchema, () => resolve('list_changed')));
+    const bounded = new Promise<string>((resolve) => setTimeout(() => resolve('no notification'), 5_000).unref());
+    // The old rule stays, so echo (hidden by a header the old policy never read) is the only change.
+    const paidEcho = { id: 'paid-echo', effect: 'deny' as const, appliesTo: { names: ['echo'] }, when: { '==': [{ var: 'request.headers.x-tier' }, 'free'] } };
+    await policyGate.setPolicy({ ...registryPolicyDocument, rules: [...registryPolicyDocument.rules, paidEcho] });
+    expect(await Promise.race([changed, bounded])).toBe('list_changed');
+    expect((await client.listTools()).tools.map((tool) => tool.name)).not.toContain('echo');
   });
 });
