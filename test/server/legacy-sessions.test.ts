@@ -145,7 +145,7 @@ describe('gate (mcp-gate/server): a session under a policy that reads other head
     const bounded = new Promise<string>((resolve) => setTimeout(() => resolve('no notification'), 5_000).unref());
     // The old rule stays, so echo (hidden by a header the old policy never read) is the only change.
     const paidEcho = { id: 'paid-echo', effect: 'deny' as const, appliesTo: { names: ['echo'] }, when: { '==': [{ var: 'request.headers.x-tier' }, 'free'] } };
-    await policyGate.setPolicy({ ...registryPolicyDocument, rules: [...registryPolicyDocument.rules, paidEcho] });
+    await policyGate.setPolicy({ ...registryPolicyDocument, rules: [...(registryPolicyDocument.rules ?? []), paidEcho] });
     expect(await Promise.race([changed, bounded])).toBe('list_changed');
     expect((await client.listTools()).tools.map((tool) => tool.name)).not.toContain('echo');
   });
