@@ -63,10 +63,48 @@ export function createExtra(requestId: number): unknown {
   };
 }
 
-export async function connectClient(server: McpServer): Promise<Client> {
+/**
+ * What a Streamable HTTP request brings besides its body: the eight headers a real client sends
+ * (the policy reads one of them), a URL path, and verified auth with scopes.
+ */
+export function httpRequestInfo(): { headers: Record<string, string>; url: URL } {
+  return {
+    headers: {
+      host: '127.0.0.1:3000',
+      accept: 'application/json, text/event-stream',
+      'content-type': 'application/json',
+      'content-length': '96',
+      'user-agent': 'node-fetch/1.0 (+https://github.com/bitinn/node-fetch)',
+      'mcp-protocol-version': '2025-06-18',
+      'mcp-session-id': '2f4c1e8a-5b7d-4e21-9c3a-0d6f8b2a1e47',
+      'x-internal': '0',
+    },
+    url: new URL('http://127.0.0.1:3000/mcp/admin'),
+  };
+}
+
+export const httpAuthInfo = { token: 'bench-token', clientId: 'bench-client', scopes: ['mcp:tools', 'mcp:read'], extra: { sub: 'user-1' } };
+
+/** The `extra` of an HTTP-shaped request: `httpRequestInfo` and `httpAuthInfo`. */
+export function createHttpExtra(requestId: number): unknown {
+  return { ...(createExtra(requestId) as object), requestInfo: httpRequestInfo(), authInfo: httpAuthInfo };
+}
+
+/**
+ * `http: true` makes every request look as if it arrived over Streamable HTTP: the in-memory
+ * server transport hands the protocol the request info and auth an HTTP transport would, so the
+ * SDK builds the handler's `extra` exactly as it does for HTTP.
+ */
+export async function connectClient(server: McpServer, options: { http?: boolean } = {}): Promise<Client> {
   const [clientTransport, serverTransport] = InMemoryTransport.createLinkedPair();
   const client = new Client({ name: 'bench-client', version: '1.0.0' });
-  await Promise.all([server.connect(serverTransport), client.connect(clientTransport)]);
+  await server.connect(serverTransport);
+  if (options.http) {
+    const deliver = serverTransport.onmessage!;
+    // The SDK's MessageExtraInfo carries `requestInfo` too; InMemoryTransport's type only names authInfo.
+    serverTransport.onmessage = (message, extra) => deliver(message, { ...extra, requestInfo: httpRequestInfo(), authInfo: httpAuthInfo } as Parameters<typeof deliver>[1]);
+  }
+  await client.connect(clientTransport);
   return client;
 }
 

@@ -42,5 +42,6 @@ export {
   PolicyError,
   PolicyEvaluationError,
   PolicyOptionError,
+  RequestContextError,
 } from './core/errors.js';
 export type { PolicyIssue, PolicyIssueCode, PolicyIssueSeverity } from './core/errors.js';

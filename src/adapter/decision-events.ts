@@ -40,6 +40,11 @@ export interface DecisionLog {
 
 const silentLog: DecisionLog = { route() {}, list() {} };
 
+/** Whether someone receives this log's events (each holds the whole request context). */
+export function isObserved(log: DecisionLog): boolean {
+  return log !== silentLog;
+}
+
 /**
  * `onDecision` runs inside the request; if it throws, the request still gets its answer and the
  * error goes to `reportError`. The policy's `explain` runs only here, only when someone listens.

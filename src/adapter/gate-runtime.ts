@@ -1,6 +1,7 @@
 import type { Policy } from '../core/policy/types.js';
 import type { Catalog } from './catalog.js';
 import type { GateSettings } from './gate-options.js';
+import { wholeContextOf, type RequestContext } from '../core/context.js';
 import { changedLists, SessionContexts, type ListKind } from './list-changes.js';
 import { resolvePolicy } from './policy-input.js';
 import { createPolicyView, type PolicyView } from './policy-view.js';
@@ -47,9 +48,27 @@ export function createPolicyHolder<Settings extends GateSettings>(policy: unknow
       view = after;
       const notifications: Promise<void>[] = [];
       for (const [session, context] of sessions.open()) {
-        for (const list of changedLists(session.catalog(), before, after, context)) notifications.push(session.notify(list));
+        for (const list of listsToNotify(session.catalog(), before, after, context)) notifications.push(session.notify(list));
       }
       await Promise.all(notifications);
     },
   };
+}
+
+const everyList: readonly ListKind[] = ['tools', 'prompts', 'resources'];
+
+/**
+ * The lists a session must be told about. The context it keeps was built for the policy of its
+ * last request (context-plan.ts), which may read less than either policy here: both decide on
+ * the whole context. One that can no longer be built gets every list (a needless list_changed
+ * costs a re-list; a missing one leaves a stale view).
+ */
+function listsToNotify(catalog: Catalog, before: PolicyView, after: PolicyView, kept: RequestContext): readonly ListKind[] {
+  let context: RequestContext;
+  try {
+    context = wholeContextOf(kept);
+  } catch {
+    return everyList;
+  }
+  return changedLists(catalog, before, after, context);
 }

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { joinPath, PolicyError, RequestContextError } from './errors.js';
 import { CapabilityMemo, FrozenRequestContext, RequestMemo } from './request-memo.js';
 
 /** What mcp-gate knows about one request. Built once per request by an adapter, then frozen. */
@@ -117,49 +118,153 @@ export interface RequestContextInput {
 
 /**
  * Builds a frozen RequestContext, lower-casing header names (repeated names are joined with
- * ", "); missing parts get empty defaults. Capabilities and claims are copied as plain data, so
- * the context never shares or freezes an object the SDK owns. Runs on every request: it freezes
- * level by level instead of walking, and copies a given capabilities object only once.
+ * ", "); missing parts get empty defaults and fields of the wrong type are dropped. Capabilities
+ * and claims are copied as plain data, so the context never shares or freezes an object the SDK
+ * owns. Input that cannot be read (a getter or proxy trap throws) or is too large to copy throws
+ * a RequestContextError naming the part.
  */
 export function createRequestContext(input: RequestContextInput = {}): RequestContext {
-  const { request, client, auth } = input;
-  const headers: Record<string, string> = {};
-  const sourceHeaders = request?.headers;
-  if (sourceHeaders) {
-    for (const name of Object.keys(sourceHeaders)) {
-      const raw = sourceHeaders[name];
-      const value = typeof raw === 'string' ? raw : Array.isArray(raw) ? raw.filter((item) => typeof item === 'string').join(', ') : undefined;
-      if (value === undefined) continue;
-      const key = name.toLowerCase();
-      if (key === '__proto__') continue;
-      headers[key] = Object.hasOwn(headers, key) ? `${headers[key]}, ${value}` : value;
-    }
+  return createPlannedRequestContext(input, wholeContext);
+}
+
+/**
+ * Which parts of a context to build: an adapter builds only what the policy in force, the
+ * primitives' requirements and its own consumers read (src/adapter/context-plan.ts); the parts
+ * left out read as empty. Scalar fields (method, endpoint, names, ids) are always set.
+ */
+export interface ContextPlan {
+  /**
+   * `'all'`, or the lower-cased header names to keep. With names, the source must already use
+   * lower-case names (as Node's `IncomingMessage` and fetch's `Headers` do): each is looked up
+   * directly instead of lower-casing every header of the request.
+   */
+  readonly headers: 'all' | readonly string[];
+  /** Copy the declared capabilities; otherwise only whether any were declared is kept (an empty object). */
+  readonly capabilities: boolean;
+  readonly scopes: boolean;
+  readonly claims: boolean;
+}
+
+export const wholeContext: ContextPlan = Object.freeze({ headers: 'all', capabilities: true, scopes: true, claims: true });
+
+/** createRequestContext for one plan: the parts the plan leaves out are never read from the input. */
+export function createPlannedRequestContext(input: RequestContextInput, plan: ContextPlan): RequestContext {
+  const reading: ReadingState = { path: 'input' };
+  try {
+    return buildContext(input, plan, reading);
+  } catch (error) {
+    if (error instanceof PolicyError) throw error;
+    const inner = error instanceof UnreadableValue ? error : new UnreadableValue([], error);
+    throw new RequestContextError(inner.keys.reduce(joinPath, reading.path), inner.problem, inner.cause);
   }
-  const declared = declaredCapabilities(client?.capabilities);
-  return new FrozenRequestContext(
-    Object.freeze({
-      method: request?.method ?? '',
-      headers: Object.freeze(headers),
-      endpoint: request?.endpoint ?? '',
-      sessionId: request?.sessionId,
-      protocolVersion: request?.protocolVersion,
-    }),
-    Object.freeze({
-      name: client?.name,
-      version: client?.version,
-      capabilities: declared?.capabilities,
-    }),
-    Object.freeze({
-      clientId: auth?.clientId,
-      subject: auth?.subject,
-      scopes: Object.freeze((auth?.scopes ?? []).filter((scope) => typeof scope === 'string')),
-      claims: (copyPlainData(auth?.claims) ?? emptyRecord) as Record<string, unknown>,
-    }),
-    new RequestMemo(declared?.memo),
-  );
+}
+
+/** The part being read, for the error message when reading it throws. */
+interface ReadingState {
+  path: string;
+}
+
+function buildContext(input: RequestContextInput, plan: ContextPlan, reading: ReadingState): RequestContext {
+  const { request, client, auth } = input ?? {};
+  reading.path = 'request.headers';
+  const headers = plan.headers === 'all' ? copyHeaders(request?.headers) : pickHeaders(request?.headers, plan.headers);
+  reading.path = 'request';
+  const builtRequest = Object.freeze({
+    method: stringOr(request?.method, ''),
+    headers,
+    endpoint: stringOr(request?.endpoint, ''),
+    sessionId: stringOr(request?.sessionId, undefined),
+    protocolVersion: stringOr(request?.protocolVersion, undefined),
+  });
+  reading.path = 'client.capabilities';
+  const declared = plan.capabilities ? declaredCapabilities(client?.capabilities) : declaredUnread(client?.capabilities);
+  reading.path = 'client';
+  const builtClient = Object.freeze({
+    name: stringOr(client?.name, undefined),
+    version: stringOr(client?.version, undefined),
+    capabilities: declared?.capabilities,
+  });
+  reading.path = 'auth.scopes';
+  const scopes = plan.scopes ? copyScopes(auth?.scopes) : noScopes;
+  reading.path = 'auth.claims';
+  const claims = plan.claims ? copyClaims(auth?.claims) : emptyRecord;
+  reading.path = 'auth';
+  const builtAuth = Object.freeze({ clientId: stringOr(auth?.clientId, undefined), subject: stringOr(auth?.subject, undefined), scopes, claims });
+  const source = plan === wholeContext ? undefined : input;
+  return new FrozenRequestContext(builtRequest, builtClient, builtAuth, new RequestMemo(declared?.memo), source);
+}
+
+/**
+ * The whole context of a request whose context was built for a plan: what a different policy
+ * may read (a gate deciding, after a policy swap, what a session's lists now show). A context
+ * built whole, or not by this module, is returned as it is.
+ */
+export function wholeContextOf(context: RequestContext): RequestContext {
+  const source = FrozenRequestContext.partialSourceOf(context);
+  return source === undefined ? context : createRequestContext(source as RequestContextInput);
+}
+
+function stringOr<T extends string | undefined>(value: unknown, fallback: T): string | T {
+  return typeof value === 'string' ? value : fallback;
+}
+
+type HeaderSource = NonNullable<RequestContextInput['request']>['headers'];
+
+function headerValue(raw: unknown): string | undefined {
+  if (typeof raw === 'string') return raw;
+  if (!Array.isArray(raw)) return undefined;
+  return stringsOf(raw).join(', ');
+}
+
+/** The strings of an array, read once each; bounded, so a proxy claiming 2^32 items is refused, not iterated. */
+function stringsOf(source: readonly unknown[]): string[] {
+  const length = source.length;
+  if (length > maxCopiedValues) throw new UnreadableValue([], undefined, `holds more than ${maxCopiedValues} values`);
+  const strings: string[] = [];
+  for (let index = 0; index < length; index++) {
+    const item = source[index];
+    if (typeof item === 'string') strings.push(item);
+  }
+  return strings;
+}
+
+function copyHeaders(source: HeaderSource): Readonly<Record<string, string>> {
+  const headers: Record<string, string> = {};
+  if (source === null || typeof source !== 'object') return Object.freeze(headers);
+  for (const name of Object.keys(source)) {
+    const value = headerValue(source[name]);
+    if (value === undefined) continue;
+    const key = name.toLowerCase();
+    if (key === '__proto__') continue;
+    headers[key] = Object.hasOwn(headers, key) ? `${headers[key]}, ${value}` : value;
+  }
+  return Object.freeze(headers);
+}
+
+function pickHeaders(source: HeaderSource, names: readonly string[]): Readonly<Record<string, string>> {
+  const headers: Record<string, string> = {};
+  if (source === null || typeof source !== 'object') return Object.freeze(headers);
+  for (let index = 0; index < names.length; index++) {
+    const name = names[index]!;
+    const value = Object.hasOwn(source, name) ? headerValue(source[name]) : undefined;
+    if (value !== undefined) headers[name] = value;
+  }
+  return Object.freeze(headers);
 }
 
 const emptyRecord = Object.freeze({});
+const noScopes: readonly string[] = Object.freeze([]);
+
+function copyScopes(source: unknown): readonly string[] {
+  // Scopes of the wrong type grant nothing (a string is not a list of one scope).
+  if (!Array.isArray(source)) return noScopes;
+  return Object.freeze(stringsOf(source));
+}
+
+function copyClaims(source: unknown): Readonly<Record<string, unknown>> {
+  const copy = copyPlainData(source, new CopyBudget());
+  return copy !== null && typeof copy === 'object' && !Array.isArray(copy) ? (copy as Record<string, unknown>) : emptyRecord;
+}
 
 /** A frozen copy of declared capabilities, with the memo of answers about it shared by every request that declares it. */
 interface DeclaredCapabilities {
@@ -173,19 +278,24 @@ const declaresNothing: DeclaredCapabilities = { capabilities: emptyRecord, memo:
 /**
  * A session declares its capabilities once and sends many requests: each object is copied once,
  * and what a policy learns about the copy (which capability sets it has) serves every request of
- * the session.
+ * the session. (A getter that answers differently later is read once: the first copy stands.)
  */
 function declaredCapabilities(source: RequestContext['client']['capabilities']): DeclaredCapabilities | undefined {
   if (source === undefined) return undefined;
   if (source === null || typeof source !== 'object') return declaresNothing;
   const known = declaredCopies.get(source);
   if (known !== undefined) return known;
-  const copy = copyPlainData(source) as RequestContext['client']['capabilities'];
+  const copy = copyPlainData(source, new CopyBudget()) as RequestContext['client']['capabilities'];
   // An array or a class instance is not a capability map: it declares nothing (fail closed),
   // which differs from declaring no capabilities at all (onMissingCapabilities).
   const declared = copy !== undefined && !Array.isArray(copy) ? { capabilities: copy, memo: new CapabilityMemo() } : declaresNothing;
   declaredCopies.set(source, declared);
   return declared;
+}
+
+/** Capabilities nothing reads: only whether the request declared any, which decides `onMissingCapabilities`. */
+function declaredUnread(source: unknown): DeclaredCapabilities | undefined {
+  return source === undefined ? undefined : declaresNothing;
 }
 
 /** Builds frozen PrimitiveMetadata from a kind, a name and the author's annotation; header names lower-cased. */
@@ -228,32 +338,70 @@ export interface PlanSlot {
 }
 
 const maxCopiedDepth = 32;
+/** Values one capabilities or claims object may hold; JSON from a client is far smaller, and this bounds a proxy that lies about its size. */
+export const maxCopiedValues = 100_000;
+
+class CopyBudget {
+  remaining = maxCopiedValues;
+}
+
+const unreadable = 'could not be read';
+
+/** Reading a value threw: the keys from the copied object down to it, and what was thrown. */
+class UnreadableValue {
+  constructor(
+    readonly keys: (string | number)[],
+    readonly cause: unknown,
+    readonly problem = unreadable,
+  ) {}
+}
 
 /**
  * Copies JSON-like data so the frozen context never shares (or freezes) an object the SDK owns.
  * Anything that is not plain data (functions, class instances, cycles, nesting past 32 levels)
- * is dropped, so a hostile capability object cannot make evaluation misbehave.
+ * is dropped, so a hostile capability object cannot make evaluation misbehave. Each property is
+ * read once, so a getter that answers differently on every read still yields one consistent
+ * copy. A read that throws, or more than maxCopiedValues values, throws an UnreadableValue
+ * (dropping what cannot be read could drop what a deny rule tests).
  */
-function copyPlainData(value: unknown, ancestors: unknown[] = []): unknown {
+function copyPlainData(value: unknown, budget: CopyBudget, ancestors: unknown[] = []): unknown {
+  if (--budget.remaining < 0) throw new UnreadableValue([], undefined, `holds more than ${maxCopiedValues} values`);
   if (value === null || typeof value !== 'object') return typeof value === 'function' ? undefined : value;
   if (ancestors.length >= maxCopiedDepth || ancestors.includes(value)) return undefined;
+  const isArray = Array.isArray(value);
   const prototype = Object.getPrototypeOf(value);
-  if (!Array.isArray(value) && prototype !== Object.prototype && prototype !== null) return undefined;
+  if (!isArray && prototype !== Object.prototype && prototype !== null) return undefined;
   ancestors.push(value);
   let copy: unknown;
-  if (Array.isArray(value)) {
-    copy = Object.freeze(value.map((item) => copyPlainData(item, ancestors) ?? null));
+  if (isArray) {
+    const length = (value as unknown[]).length;
+    if (length > budget.remaining) throw new UnreadableValue([], undefined, `holds more than ${maxCopiedValues} values`);
+    const items: unknown[] = [];
+    for (let index = 0; index < length; index++) items.push(copyItem(value as Record<number, unknown>, index, budget, ancestors) ?? null);
+    copy = Object.freeze(items);
   } else {
     const record: Record<string, unknown> = {};
     for (const key of Object.keys(value)) {
       if (key === '__proto__') continue;
-      const item = copyPlainData((value as Record<string, unknown>)[key], ancestors);
+      const item = copyItem(value as Record<string, unknown>, key, budget, ancestors);
       if (item !== undefined) record[key] = item;
     }
     copy = Object.freeze(record);
   }
   ancestors.pop();
   return copy;
+}
+
+/** One property's copy; a throw below it gets its key, so the error names the whole path. */
+function copyItem(container: Record<string | number, unknown>, key: string | number, budget: CopyBudget, ancestors: unknown[]): unknown {
+  try {
+    return copyPlainData(container[key], budget, ancestors);
+  } catch (error) {
+    const inner = error instanceof UnreadableValue ? error : new UnreadableValue([], error);
+    // A size error names the object copied, not the value where the count ran out.
+    if (inner.cause !== undefined || inner.problem === unreadable) inner.keys.unshift(key);
+    throw inner;
+  }
 }
 
 function deepFreeze<T>(value: T, seen = new Set<unknown>()): T {

@@ -57,6 +57,22 @@ export class PolicyOptionError extends PolicyError {
   override name = 'PolicyOptionError';
 }
 
+/**
+ * A request context could not be built: part of the input could not be read (a getter or a
+ * proxy trap threw) or holds more values than a context copies. `path` names the part
+ * (`auth.claims.org`). Refusing the request is the fail-closed answer: dropping an unreadable
+ * claim could drop the very value a deny rule tests.
+ */
+export class RequestContextError extends PolicyError {
+  override name = 'RequestContextError';
+  readonly path: string;
+
+  constructor(path: string, problem: string, cause?: unknown) {
+    super(`invalid request context: ${path} ${problem}`, cause === undefined ? undefined : { cause });
+    this.path = path;
+  }
+}
+
 /** Metadata attached to a primitive is invalid; the message names the primitive and the field. */
 export class MetadataError extends PolicyError {
   override name = 'MetadataError';

@@ -139,13 +139,22 @@ export class FrozenRequestContext implements RequestContext {
   readonly client: RequestContext['client'];
   readonly auth: RequestContext['auth'];
   readonly #memo: RequestMemo;
+  /** What a context built for one plan was built from, so the whole context can be built later; undefined when whole. */
+  readonly #source: unknown;
 
-  constructor(request: RequestContext['request'], client: RequestContext['client'], auth: RequestContext['auth'], memo: RequestMemo) {
+  constructor(request: RequestContext['request'], client: RequestContext['client'], auth: RequestContext['auth'], memo: RequestMemo, source?: unknown) {
     this.request = request;
     this.client = client;
     this.auth = auth;
     this.#memo = memo;
+    this.#source = source;
     Object.freeze(this);
+  }
+
+  /** The input of a context built for a plan (not whole); undefined for any other context. */
+  static partialSourceOf(context: RequestContext): unknown {
+    if (typeof context !== 'object' || context === null) return undefined;
+    return #source in context ? (context as FrozenRequestContext).#source : undefined;
   }
 
   static memoOf(context: RequestContext): RequestMemo | undefined {

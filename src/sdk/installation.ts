@@ -5,6 +5,7 @@ import type { GateSettings } from '../adapter/gate-options.js';
 import type { GatedSession, GateRuntime } from '../adapter/gate-runtime.js';
 import type { GatedRequest } from '../adapter/gated-request.js';
 import type { ListKind } from '../adapter/list-changes.js';
+import { contextPlanFor } from '../adapter/context-plan.js';
 import { gateHandlerMap, notifyListChanged, RegistryTracker } from '../adapter/server-hooks.js';
 import { gatedHandlerFactories } from './gated-handlers.js';
 import { createContextBuilder } from './request-context.js';
@@ -20,7 +21,7 @@ export class Installation implements GatedSession {
   readonly internals: McpServerInternals;
   readonly settings: GateSettings;
   readonly #runtime: GateRuntime;
-  readonly #contextFor: (method: string, extra: SdkExtra) => RequestContext;
+  readonly #contextFor: ReturnType<typeof createContextBuilder>;
   /** SDK 1.32's registerPrompt drops `config._meta`; the gate keeps it, keyed by the registration. */
   readonly #capturedPromptMeta = new WeakMap<object, unknown>();
   readonly #registry: RegistryTracker;
@@ -49,7 +50,7 @@ export class Installation implements GatedSession {
   begin(method: string, extra: SdkExtra): GatedRequest {
     const view = this.#runtime.currentView();
     const catalog = this.catalog();
-    const context = this.#contextFor(method, extra);
+    const context = this.#contextFor(method, extra, contextPlanFor(view, catalog, this.settings));
     this.#runtime.sessions.observe(this, context);
     return { view, catalog, context, requestId: extra.requestId };
   }

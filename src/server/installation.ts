@@ -5,6 +5,7 @@ import { readEnvelope } from '../adapter/envelope.js';
 import type { GatedSession, GateRuntime } from '../adapter/gate-runtime.js';
 import type { GatedRequest } from '../adapter/gated-request.js';
 import type { ListKind } from '../adapter/list-changes.js';
+import { contextPlanFor } from '../adapter/context-plan.js';
 import { gateHandlerMap, notifyListChanged, RegistryTracker } from '../adapter/server-hooks.js';
 import type { ServerGateSettings } from './gate-settings.js';
 import { gatedHandlerFactories } from './gated-handlers.js';
@@ -60,7 +61,7 @@ export class Installation implements GatedSession {
   beginWith(sources: RequestSources, requestId?: string | number): GatedRequest {
     const view = this.#runtime.currentView();
     const catalog = this.catalog();
-    const context = buildRequestContext(sources, this.server);
+    const context = buildRequestContext(sources, this.server, contextPlanFor(view, catalog, this.settings));
     // Only 2025-era sessions can be told about a policy change; stateless requests are not tracked.
     if (sources.sessionId !== undefined) this.#runtime.sessions.observe(this, context);
     return { view, catalog, context, requestId };

@@ -1,5 +1,5 @@
 import type { AuthInfo, McpServer } from '@modelcontextprotocol/server';
-import { createRequestContext, type RequestContext } from '../core/context.js';
+import { createPlannedRequestContext, wholeContext, type ContextPlan, type RequestContext, type RequestContextInput } from '../core/context.js';
 import type { RequestEnvelope } from '../adapter/envelope.js';
 
 /** Where one request's facts come from; each field belongs to that request alone. */
@@ -14,25 +14,29 @@ export interface RequestSources {
 }
 
 /**
- * Translates one request into the core's frozen RequestContext. A 2026-07-28 request speaks for
- * itself through its envelope; only a 2025-era request (no envelope) falls back to what its
- * session's `initialize` declared, which the SDK keeps per server instance. A stateless 2025
- * request has neither, and its capabilities stay undefined (`onMissingCapabilities` decides).
+ * Translates one request into the core's frozen RequestContext. Client name, version and
+ * capabilities have one source per protocol era, as the SDK's own capability checks read them:
+ * a 2026-07-28 request speaks for itself through its envelope; a 2025-era session keeps what
+ * its `initialize` declared (the SDK keeps it per server instance), and a `_meta` that claims
+ * other capabilities on a later request of that session is ignored. A stateless 2025 request has
+ * neither, and its capabilities stay undefined (`onMissingCapabilities` decides).
  */
-export function buildRequestContext(sources: RequestSources, server: McpServer): RequestContext {
-  const { envelope, httpRequest, authInfo } = sources;
-  const headers: Record<string, string> = {};
-  httpRequest?.headers.forEach((value, name) => (headers[name] = value));
+export function buildRequestContext(sources: RequestSources, server: McpServer, plan: ContextPlan = wholeContext): RequestContext {
+  const { httpRequest, authInfo } = sources;
+  const envelope = servesModernEra(sources, server) ? sources.envelope : undefined;
+  // A session's context is kept and later rebuilt whole for a new policy (gate-runtime.ts), so
+  // it keeps every header in its input; a stateless request's context dies with the request.
+  const headers = httpRequest === undefined ? {} : headersOf(httpRequest.headers, sources.sessionId === undefined ? plan : wholeContext);
   const claims = authInfo?.extra;
   const subject = claims?.['sub'];
   const legacyClient = envelope === undefined ? server.server.getClientVersion() : undefined;
-  return createRequestContext({
+  const input: RequestContextInput = {
     request: {
       method: sources.method,
       headers,
       endpoint: httpRequest === undefined ? '' : pathnameOf(httpRequest.url),
       sessionId: sources.sessionId,
-      protocolVersion: envelope?.protocolVersion ?? headers['mcp-protocol-version'],
+      protocolVersion: envelope?.protocolVersion ?? httpRequest?.headers.get('mcp-protocol-version') ?? undefined,
     },
     client:
       envelope === undefined
@@ -48,7 +52,44 @@ export function buildRequestContext(sources: RequestSources, server: McpServer):
       scopes: authInfo?.scopes ?? [],
       claims: claims ?? {},
     },
-  });
+  };
+  return createPlannedRequestContext(input, plan);
+}
+
+const headerToken = /^[!#$%&'*+\-.^_`|~0-9a-z]+$/;
+
+/** The headers a plan asks for; fetch's `Headers` already lower-cases names and joins repeats. */
+function headersOf(source: Headers, plan: ContextPlan): Record<string, string> {
+  const headers: Record<string, string> = {};
+  if (plan.headers === 'all') {
+    source.forEach((value, name) => (headers[name] = value));
+    return headers;
+  }
+  for (const name of plan.headers) {
+    // `get` throws for a name no header can have (a rule may read `request.headers.x y`).
+    if (!headerToken.test(name)) continue;
+    const value = source.get(name);
+    if (value !== null) headers[name] = value;
+  }
+  return headers;
+}
+
+/** The first revision whose requests carry the `_meta` envelope; later revisions sort after it. */
+const firstModernProtocolVersion = '2026-07-28';
+
+/**
+ * Whether the request is served in the 2026-07-28 era, decided as the SDK decides it: the era is
+ * the server instance's, bound by a 2025 `initialize` (legacy) or by `createMcpHandler` (modern).
+ * The SDK lifts envelope keys off any request, so a 2025-era request may carry some; they count
+ * only in the modern era. createMcpHandler's pre-dispatch checks run before it binds the
+ * instance: then the request is modern exactly when its `_meta` claims a protocol version,
+ * which is how the SDK routed it here.
+ */
+function servesModernEra(sources: RequestSources, server: McpServer): boolean {
+  // Deprecated for reading client identity, still the SDK's documented record of the instance's era.
+  const negotiated = server.server.getNegotiatedProtocolVersion();
+  if (negotiated !== undefined) return negotiated >= firstModernProtocolVersion;
+  return sources.envelope?.protocolVersion !== undefined;
 }
 
 function pathnameOf(url: string): string {

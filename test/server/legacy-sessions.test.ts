@@ -5,7 +5,8 @@ import { ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/typ
 import { createMcpHandler, isLegacyRequest, WebStandardStreamableHTTPServerTransport, type McpHandlerRequestOptions } from '@modelcontextprotocol/server';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createGate, type Gate } from '../../src/server/index.js';
-import { createServer, registryPolicy, reportExtension } from './fixtures.js';
+import { clientCapabilitiesMetaKey } from '../../src/adapter/envelope.js';
+import { createGatedHandler, createServer, registryPolicy, registryPolicyDocument, reportExtension } from './fixtures.js';
 import { listen, postModern, type Endpoint } from './http.js';
 
 /**
@@ -94,6 +95,58 @@ describe('gate (mcp-gate/server): 2025-era clients on a session path', () => {
     await client.listTools();
     await policyGate.setPolicy({ version: 1, default: 'allow', rules: [{ id: 'no-echo', effect: 'deny', appliesTo: { names: ['echo'] } }] });
     await changed;
+    expect((await client.listTools()).tools.map((tool) => tool.name)).not.toContain('echo');
+  });
+});
+
+/** A 2025-era request's `_meta` claiming other capabilities than the session's initialize (no protocol-version claim, so the SDK keeps it legacy). */
+const claimsExtension = { [clientCapabilitiesMetaKey]: { extensions: { [reportExtension]: {} } } };
+const claimsNothing = { [clientCapabilitiesMetaKey]: {} };
+
+describe('gate (mcp-gate/server): one source of capabilities per protocol era', () => {
+  const toolNames = async (client: Client, meta: Record<string, unknown>) => (await client.listTools({ _meta: meta })).tools.map((tool) => tool.name).sort();
+
+  it('ignores capabilities a 2025-era session request claims in its _meta: initialize alone decides', async () => {
+    const { endpoint } = await start();
+    const plain = await connectLegacy(endpoint, {});
+    expect(await toolNames(plain, claimsExtension)).toEqual(['echo', 'report']);
+    await expect(plain.callTool({ name: 'export', arguments: {}, _meta: claimsExtension })).rejects.toThrow('Tool export not found');
+    expect(await plain.callTool({ name: 'report', arguments: {}, _meta: claimsExtension })).toMatchObject({ content: [{ type: 'text', text: 'disabled' }] });
+  });
+
+  it('keeps capabilities a 2025-era session declared in initialize when a request _meta claims none', async () => {
+    const { endpoint } = await start();
+    const extended = await connectLegacy(endpoint, { extensions: { [reportExtension]: {} } });
+    expect(await toolNames(extended, claimsNothing)).toEqual(['echo', 'export', 'report']);
+    expect(await extended.callTool({ name: 'report', arguments: {}, _meta: claimsNothing })).toMatchObject({ content: [{ type: 'text', text: 'enabled' }] });
+  });
+
+  it('gives a stateless 2025-era request no capabilities, whatever its _meta claims', async () => {
+    const handler = createGatedHandler();
+    const endpoint = await listen(handler);
+    opened.push(endpoint);
+    const client = new Client({ name: 'stateless-legacy', version: '0.9.0' }, { capabilities: {} });
+    await client.connect(new StreamableHTTPClientTransport(new URL(`${endpoint.url}/mcp`)));
+    opened.push(client);
+    expect(await toolNames(client, claimsExtension)).toEqual(['echo', 'report']);
+    await expect(client.callTool({ name: 'export', arguments: {}, _meta: claimsExtension })).rejects.toThrow('Tool export not found');
+  });
+});
+
+describe('gate (mcp-gate/server): a session under a policy that reads other headers', () => {
+  it('sends list_changed when the new policy hides a tool by a header the old one never read', async () => {
+    const policyGate = createGate({ policy: registryPolicy });
+    const both = createBothErasEndpoint(policyGate);
+    const endpoint = await listen(both.fetchBothEras);
+    opened.push(both, endpoint);
+    const client = await connectLegacy(endpoint, {}, { 'x-tier': 'free' });
+    expect((await client.listTools()).tools.map((tool) => tool.name)).toContain('echo');
+    const changed = new Promise<string>((resolve) => client.setNotificationHandler(ToolListChangedNotificationSchema, () => resolve('list_changed')));
+    const bounded = new Promise<string>((resolve) => setTimeout(() => resolve('no notification'), 5_000).unref());
+    // The old rule stays, so echo (hidden by a header the old policy never read) is the only change.
+    const paidEcho = { id: 'paid-echo', effect: 'deny' as const, appliesTo: { names: ['echo'] }, when: { '==': [{ var: 'request.headers.x-tier' }, 'free'] } };
+    await policyGate.setPolicy({ ...registryPolicyDocument, rules: [...(registryPolicyDocument.rules ?? []), paidEcho] });
+    expect(await Promise.race([changed, bounded])).toBe('list_changed');
     expect((await client.listTools()).tools.map((tool) => tool.name)).not.toContain('echo');
   });
 });
