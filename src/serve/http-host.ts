@@ -90,11 +90,16 @@ export async function startHttpHost(options: HttpHostOptions): Promise<HttpHost>
           for (const [id, session] of sessions) {
             if (session.lastSeen >= cutoff) break; // the rest were seen later
             sessions.delete(id);
-            void session.transport.close();
+            closeQuietly(session);
           }
         }, Math.min(idleTimeout, 60_000)).unref()
       : undefined;
   const openServers = new Set<McpServer>();
+
+  /** Closing ends the session's streams and its server; its client learns of it from the next 404. */
+  function closeQuietly(session: Session): void {
+    session.transport.close().catch((error: unknown) => options.onError?.(error));
+  }
 
   function touch(id: string, session: Session): void {
     session.lastSeen = Date.now();
@@ -109,7 +114,7 @@ export async function startHttpHost(options: HttpHostOptions): Promise<HttpHost>
       // Deleted now, not when the close settles, so the count never exceeds the bound.
       sessions.delete(id);
       evictedCount++;
-      void session.transport.close();
+      closeQuietly(session);
     }
   }
 
