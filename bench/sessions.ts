@@ -30,9 +30,9 @@ const concurrency = 8;
 // gate's session tracking next sweeps), plus 32 MB for everything else.
 const boundMb = (baseMb: number) => baseMb + (maxSessions * 200) / 1024 + 32;
 const deadline = setTimeout(() => {
-  console.error('load:sessions: still running after 10 minutes; stopping (this is a failure)');
+  console.error('load:sessions: still running after 25 minutes; stopping (this is a failure)');
   process.exit(1);
-}, 600_000);
+}, 1_500_000);
 
 const heapMb = () => {
   collectGarbage();

@@ -152,8 +152,8 @@ function readSettings(args: ParsedArgs): ServeSettings {
     if (stdio) throw new UsageError(`${command}: --${name} is for HTTP sessions; stdio is one session`);
     if (stateless) throw new UsageError(`${command}: --${name} is for HTTP sessions; --stateless has none`);
   }
-  const maxSessions = readInteger(args, 'max-sessions', 1, defaultMaxSessions);
-  const idleSeconds = readInteger(args, 'session-idle-timeout', 0, defaultSessionIdleTimeoutMs / 1000);
+  const maxSessions = readInteger(args, 'max-sessions', { minimum: 1, maximum: 1_000_000, fallback: defaultMaxSessions });
+  const idleSeconds = readInteger(args, 'session-idle-timeout', { minimum: 0, maximum: 86_400, fallback: defaultSessionIdleTimeoutMs / 1000 });
   return {
     policyPath,
     serverPath: args.string('server'),
@@ -171,12 +171,11 @@ function readSettings(args: ParsedArgs): ServeSettings {
   };
 }
 
-/** A whole number from `minimum` up (at most a day's seconds or a million sessions), or `fallback` when absent. */
-function readInteger(args: ParsedArgs, name: string, minimum: number, fallback: number): number {
+/** A whole number in decimal digits from `minimum` to `maximum`, or `fallback` when the option is absent. */
+function readInteger(args: ParsedArgs, name: string, { minimum, maximum, fallback }: { minimum: number; maximum: number; fallback: number }): number {
   const text = args.string(name);
   if (text === undefined) return fallback;
   const value = /^\d{1,7}$/.test(text) ? Number(text) : Number.NaN;
-  const maximum = name === 'max-sessions' ? 1_000_000 : 86_400;
   if (!(value >= minimum && value <= maximum)) throw new UsageError(`${command}: --${name} must be a whole number from ${minimum} to ${maximum}, got "${text}"`);
   return value;
 }
