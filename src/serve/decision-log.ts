@@ -36,23 +36,57 @@ export interface DecisionRecord {
 export interface DecisionLogOptions {
   /** Receives one JSON line, newline included. */
   readonly write: (line: string) => void;
-  /** Header names (any case) whose values may be logged; every other header stays out. */
+  /**
+   * Header names (any case) whose values may be logged; every other header stays out. A
+   * credential header (see `isCredentialHeader`) among them is logged as `"[redacted]"`.
+   */
   readonly logHeaders?: readonly string[];
+  /** Logs credential headers named in `logHeaders` as they came, tokens and all. Default false. */
+  readonly logCredentialHeaders?: boolean;
+}
+
+/** What a credential header's value is logged as: its presence is kept, its value is not. */
+export const redactedValue = '[redacted]';
+
+const credentialHeaderNames: ReadonlySet<string> = new Set([
+  'authorization',
+  'proxy-authorization',
+  'cookie',
+  'set-cookie',
+  'x-api-key',
+  'api-key',
+  'x-auth-token',
+  'x-access-token',
+  'x-refresh-token',
+  'x-csrf-token',
+  'x-xsrf-token',
+  'x-amz-security-token',
+  'mcp-session-id',
+]);
+// A word of a header name that says it carries a secret (x-goog-api-key, x-hub-signature-256,
+// x-vault-token, x-client-secret, x-session-id). Redacting a harmless header by mistake costs a
+// log value; logging a token by mistake gives it to everyone who reads the log.
+const credentialWord = /(?:^|-)(?:auth|authorization|cookie|token|secret|password|passwd|credentials?|api-?key|session|signature)(?:-|$)/;
+
+/** Whether a header (lower case) carries a credential, so its value stays out of the log unless asked for. */
+export function isCredentialHeader(name: string): boolean {
+  return credentialHeaderNames.has(name) || credentialWord.test(name.replaceAll('_', '-'));
 }
 
 /**
  * Keeps what says why a request saw what it saw, and nothing the caller sent as data: header
- * values only when allow-listed by name, never auth (subject, client id, scopes, claims), never
- * arguments, never the session id (on Streamable HTTP it is what routes requests to a session).
+ * values only when allow-listed by name (credential headers as "[redacted]" unless asked for),
+ * never auth (subject, client id, scopes, claims), never arguments, never the session id (on
+ * Streamable HTTP it is what routes requests to a session).
  * A decision's sentence is kept only for rules and the default, whose text the policy author
  * wrote: a requirement's names the header value a primitive requires, an error's may quote data.
  */
-export function toDecisionRecord(event: DecisionLogInput, logHeaders: ReadonlySet<string>): DecisionRecord {
+export function toDecisionRecord(event: DecisionLogInput, logHeaders: ReadonlySet<string>, redactedHeaders: ReadonlySet<string> = new Set()): DecisionRecord {
   const { context, primitive, ruleId, counts } = event;
   const headers: Record<string, string> = {};
   for (const name of logHeaders) {
     const value = context.request.headers[name];
-    if (value !== undefined) headers[name] = value;
+    if (value !== undefined) headers[name] = redactedHeaders.has(name) ? redactedValue : value;
   }
   return {
     time: event.time,
@@ -74,7 +108,8 @@ export function toDecisionRecord(event: DecisionLogInput, logHeaders: ReadonlySe
 /** An `onDecision` handler that writes one JSON line per decision. */
 export function createDecisionLogger(options: DecisionLogOptions): (event: DecisionLogInput) => void {
   const logHeaders = new Set((options.logHeaders ?? []).map((name) => name.trim().toLowerCase()).filter((name) => name !== ''));
+  const redactedHeaders = new Set(options.logCredentialHeaders === true ? [] : [...logHeaders].filter(isCredentialHeader));
   return function logDecision(event) {
-    options.write(`${JSON.stringify(toDecisionRecord(event, logHeaders))}\n`);
+    options.write(`${JSON.stringify(toDecisionRecord(event, logHeaders, redactedHeaders))}\n`);
   };
 }

@@ -25,16 +25,35 @@ export interface HttpHostOptions {
   allowedHostnames?: readonly string[];
   /**
    * A session that sends nothing for this long is closed (clients that never send DELETE would
-   * otherwise keep their server alive for good). Default 30 minutes; 0 keeps sessions forever.
+   * otherwise keep their server alive for good). Default 5 minutes; 0 keeps idle sessions (they
+   * are still bounded by `maxSessions`).
    */
   sessionIdleTimeoutMs?: number;
+  /**
+   * Open sessions at most (stateful mode). A new session beyond it closes the least recently used
+   * one, whose client then gets 404 "Session not found" and must initialize again, as the MCP spec
+   * says for an unknown session id. Each session holds one McpServer (about 100 kB with the demo
+   * server, see docs/cli.md), so this bounds the host's memory. Default 1,000.
+   */
+  maxSessions?: number;
 }
 
 export interface HttpHost {
   readonly url: URL;
   /** Open sessions (stateful mode). */
   readonly sessionCount: number;
+  /** Sessions closed so far to make room under `maxSessions`. */
+  readonly evictedCount: number;
   close(): Promise<void>;
+}
+
+export const defaultMaxSessions = 1_000;
+export const defaultSessionIdleTimeoutMs = 5 * 60_000;
+
+interface Session {
+  readonly transport: StreamableHTTPServerTransport;
+  readonly server: McpServer;
+  lastSeen: number;
 }
 
 const jsonRpcError = (code: number, message: string) => JSON.stringify({ jsonrpc: '2.0', error: { code, message }, id: null });
@@ -58,16 +77,46 @@ function hostnameOf(host: string | undefined): string | undefined {
 export async function startHttpHost(options: HttpHostOptions): Promise<HttpHost> {
   const basePath = options.basePath ?? '/mcp';
   const allowedHostnames = new Set(options.allowedHostnames ?? loopbackHostnames);
-  const sessions = new Map<string, { transport: StreamableHTTPServerTransport; server: McpServer; lastSeen: number }>();
-  const idleTimeout = options.sessionIdleTimeoutMs ?? 30 * 60_000;
+  const maxSessions = options.maxSessions ?? defaultMaxSessions;
+  if (!Number.isSafeInteger(maxSessions) || maxSessions < 1) throw new RangeError(`startHttpHost: maxSessions must be a positive integer, got ${maxSessions}`);
+  // Least recently used first: a Map iterates in insertion order, and `touch` re-inserts.
+  const sessions = new Map<string, Session>();
+  let evictedCount = 0;
+  const idleTimeout = options.sessionIdleTimeoutMs ?? defaultSessionIdleTimeoutMs;
   const sweeper =
     idleTimeout > 0 && !options.stateless
       ? setInterval(() => {
           const cutoff = Date.now() - idleTimeout;
-          for (const session of sessions.values()) if (session.lastSeen < cutoff) void session.transport.close();
+          for (const [id, session] of sessions) {
+            if (session.lastSeen >= cutoff) break; // the rest were seen later
+            sessions.delete(id);
+            closeQuietly(session);
+          }
         }, Math.min(idleTimeout, 60_000)).unref()
       : undefined;
   const openServers = new Set<McpServer>();
+
+  /** Closing ends the session's streams and its server; its client learns of it from the next 404. */
+  function closeQuietly(session: Session): void {
+    session.transport.close().catch((error: unknown) => options.onError?.(error));
+  }
+
+  function touch(id: string, session: Session): void {
+    session.lastSeen = Date.now();
+    sessions.delete(id);
+    sessions.set(id, session);
+  }
+
+  /** Makes room for one more session by closing the least recently used ones. */
+  function evictForNewSession(): void {
+    for (const [id, session] of sessions) {
+      if (sessions.size < maxSessions) return;
+      // Deleted now, not when the close settles, so the count never exceeds the bound.
+      sessions.delete(id);
+      evictedCount++;
+      closeQuietly(session);
+    }
+  }
 
   async function connectNew(): Promise<StreamableHTTPServerTransport> {
     const server = options.createServer();
@@ -75,7 +124,10 @@ export async function startHttpHost(options: HttpHostOptions): Promise<HttpHost>
     openServers.add(server);
     const transport = new StreamableHTTPServerTransport({
       sessionIdGenerator: options.stateless ? undefined : () => randomUUID(),
-      onsessioninitialized: (id) => void sessions.set(id, { transport, server, lastSeen: Date.now() }),
+      onsessioninitialized: (id) => {
+        evictForNewSession();
+        sessions.set(id, { transport, server, lastSeen: Date.now() });
+      },
     });
     transport.onclose = () => {
       if (transport.sessionId) sessions.delete(transport.sessionId);
@@ -100,10 +152,11 @@ export async function startHttpHost(options: HttpHostOptions): Promise<HttpHost>
     if (typeof sessionId === 'string' && !options.stateless) {
       const session = sessions.get(sessionId);
       if (!session) {
+        // The SDK transport's own answer to an unknown session id (closed, evicted or never issued).
         response.writeHead(404, { 'content-type': 'application/json' }).end(jsonRpcError(-32001, 'Session not found'));
         return;
       }
-      session.lastSeen = Date.now();
+      touch(sessionId, session);
       return session.transport.handleRequest(request, response);
     }
     const transport = await connectNew();
@@ -130,6 +183,9 @@ export async function startHttpHost(options: HttpHostOptions): Promise<HttpHost>
     url: new URL(`http://127.0.0.1:${port}${basePath}`),
     get sessionCount() {
       return sessions.size;
+    },
+    get evictedCount() {
+      return evictedCount;
     },
     async close() {
       clearInterval(sweeper);

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { createRequestContext } from '../../src/core/context.js';
-import { createDecisionLogger, type DecisionLogInput } from '../../src/serve/decision-log.js';
+import { createDecisionLogger, isCredentialHeader, type DecisionLogInput } from '../../src/serve/decision-log.js';
 
 const context = createRequestContext({
   request: {
@@ -25,6 +25,13 @@ const call: DecisionLogInput = {
   policyRevision: '16eb5acf2cc82f69',
   context,
 };
+
+function logText(events: readonly DecisionLogInput[], logHeaders?: readonly string[], logCredentialHeaders?: boolean): string[] {
+  const lines: string[] = [];
+  const log = createDecisionLogger({ write: (line) => lines.push(line), logHeaders, logCredentialHeaders });
+  for (const event of events) log(event);
+  return lines;
+}
 
 function logLines(events: readonly DecisionLogInput[], logHeaders?: readonly string[]): unknown[] {
   const lines: string[] = [];
@@ -59,6 +66,47 @@ describe('createDecisionLogger', () => {
     const [record] = logLines([call], ['X-Canary', 'x-tenant', 'x-absent']);
     expect((record as { headers: unknown }).headers).toEqual({ 'x-canary': '1', 'x-tenant': 'acme' });
     expect(JSON.stringify(record)).not.toContain('token-123');
+  });
+
+  it('logs an allow-listed credential header as "[redacted]", and its value only when asked for', () => {
+    const credentialContext = createRequestContext({
+      request: {
+        method: 'tools/call',
+        endpoint: '/mcp',
+        headers: { authorization: 'Bearer token-123', cookie: 'sid=abc', 'x-api-key': 'key-9a8b7c', 'x-vault-token': 'hvs.s3cret', 'x-canary': '1' },
+      },
+    });
+    const event = { ...call, context: credentialContext };
+    const names = ['Authorization', 'cookie', 'x-api-key', 'x-vault-token', 'x-canary'];
+    const tail = '"policyRevision":"16eb5acf2cc82f69","endpoint":"/mcp"';
+    const head = '{"time":"2026-01-02T03:04:05.678Z","requestId":7,"method":"tools/call","primitive":{"kind":"tool","name":"deploy_preview"},"allowed":false,"reason":"rule","ruleId":"canary-needs-header","message":"denied by rule \\"canary-needs-header\\": canary only with x-canary: 1",';
+    expect(logText([event], names)).toEqual([
+      `${head}${tail},"headers":{"authorization":"[redacted]","cookie":"[redacted]","x-api-key":"[redacted]","x-vault-token":"[redacted]","x-canary":"1"}}\n`,
+    ]);
+    expect(logText([event], names, true)).toEqual([
+      `${head}${tail},"headers":{"authorization":"Bearer token-123","cookie":"sid=abc","x-api-key":"key-9a8b7c","x-vault-token":"hvs.s3cret","x-canary":"1"}}\n`,
+    ]);
+  });
+
+  it.each([
+    ['authorization', true],
+    ['proxy-authorization', true],
+    ['cookie', true],
+    ['set-cookie', true],
+    ['x-api-key', true],
+    ['x-auth-token', true],
+    ['x-goog-api-key', true],
+    ['x-hub-signature-256', true],
+    ['x-client-secret', true],
+    ['mcp-session-id', true],
+    ['x_access_token', true],
+    ['x-canary', false],
+    ['x-tool-version', false],
+    ['x-tenant', false],
+    ['user-agent', false],
+    ['x-author', false],
+  ])('counts %s as a credential header: %s', (name, credential) => {
+    expect(isCredentialHeader(name)).toBe(credential);
   });
 
   it('summarizes a list by its counts', () => {

@@ -2,9 +2,10 @@ import { createWriteStream, type WriteStream } from 'node:fs';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { createDemoServer, demoMetadata } from '../../demo/demo-server.js';
 import { createGate, type Gate, type MissingCapabilities } from '../../sdk/index.js';
-import { createDecisionLogger } from '../../serve/decision-log.js';
+import { createDecisionLogger, isCredentialHeader } from '../../serve/decision-log.js';
+import { deferToIdle } from '../../serve/deferred-queue.js';
 import { watchFile } from '../../serve/file-watcher.js';
-import { startHttpHost, type HttpHost } from '../../serve/http-host.js';
+import { defaultMaxSessions, defaultSessionIdleTimeoutMs, startHttpHost, type HttpHost } from '../../serve/http-host.js';
 import type { ParsedArgs } from '../args.js';
 import type { Command } from '../command.js';
 import { writeLines } from '../command.js';
@@ -19,7 +20,8 @@ const defaultPort = 3000;
 export const serveCommand: Command = {
   name: 'serve',
   summary: 'serve a gated MCP server over Streamable HTTP on 127.0.0.1, or over stdio',
-  usage: 'mcp-gate serve --policy FILE [--server MODULE [--export NAME]] [--port N | --stdio] [--stateless] [--on-missing-capabilities deny|allow] [--watch] [--decision-log FILE|-] [--log-headers NAME,…]',
+  usage:
+    'mcp-gate serve --policy FILE [--server MODULE [--export NAME]] [--port N | --stdio] [--stateless] [--max-sessions N] [--session-idle-timeout SECONDS] [--on-missing-capabilities deny|allow] [--watch] [--decision-log FILE|-] [--log-headers NAME,…] [--log-credential-headers]',
   description: [
     `Serves the server a module builds (without --server, the demo server) behind the policy: over`,
     `Streamable HTTP at http://127.0.0.1:PORT/mcp, every path below /mcp being an endpoint too`,
@@ -33,6 +35,16 @@ export const serveCommand: Command = {
     port: { type: 'string', value: 'N', description: `TCP port on 127.0.0.1 (default ${defaultPort}; 0 picks a free one)` },
     stdio: { type: 'boolean', description: 'speak MCP over stdin/stdout instead of HTTP' },
     stateless: { type: 'boolean', description: 'HTTP without sessions: one server per request' },
+    'max-sessions': {
+      type: 'string',
+      value: 'N',
+      description: `HTTP sessions open at most (default ${defaultMaxSessions}); a new one closes the least recently used, whose client gets 404 and initializes again`,
+    },
+    'session-idle-timeout': {
+      type: 'string',
+      value: 'SECONDS',
+      description: `close a session idle this long (default ${defaultSessionIdleTimeoutMs / 1000}; 0 never, --max-sessions still bounds them)`,
+    },
     'on-missing-capabilities': {
       type: 'string',
       value: 'deny|allow',
@@ -40,7 +52,13 @@ export const serveCommand: Command = {
     },
     watch: { type: 'boolean', description: 'reload the policy when its file changes' },
     'decision-log': { type: 'string', value: 'FILE|-', description: 'append one JSON line per decision to FILE, or stdout for -' },
-    'log-headers': { type: 'string', multiple: true, value: 'NAME,…', description: 'headers whose values the decision log may keep (repeatable; none by default)' },
+    'log-headers': {
+      type: 'string',
+      multiple: true,
+      value: 'NAME,…',
+      description: 'headers whose values the decision log may keep (repeatable; none by default); credential headers (authorization, cookie, x-api-key, …) as "[redacted]"',
+    },
+    'log-credential-headers': { type: 'boolean', description: 'DANGER: write the values of credential headers named by --log-headers (bearer tokens, cookies) to the decision log' },
   },
   async execute(args, io) {
     const settings = readSettings(args);
@@ -56,13 +74,20 @@ export const serveCommand: Command = {
     if (signal === undefined) throw new Error('serve needs io.signal to know when to stop');
 
     const decisionLog = settings.decisionLog === undefined ? undefined : await openDecisionLog(io, settings.decisionLog, note);
+    noteCredentialHeaders(settings, note);
+    // Off the response path: see deferToIdle (a hidden tool is logged, an unknown name is not).
+    const logDecision =
+      decisionLog &&
+      deferToIdle(createDecisionLogger({ write: decisionLog.write, logHeaders: settings.logHeaders, logCredentialHeaders: settings.logCredentialHeaders }), (error) =>
+        note(`decision log: ${error instanceof Error ? error.message : String(error)}`),
+      );
     try {
       const gate = createGate({
         policy,
         metadata: module.metadata,
         onMissingCapabilities: settings.onMissingCapabilities,
         onError: (error) => note(`error: ${error.message}`),
-        onDecision: decisionLog && createDecisionLogger({ write: decisionLog.write, logHeaders: settings.logHeaders }),
+        onDecision: logDecision,
       });
       const source = module === demoModule ? 'the demo server' : `${module.name} ${module.factoryName}()`;
       note(`policy ${policyName} (revision ${policy.revision}) in front of ${source}: ${primitives.length} primitives`);
@@ -74,6 +99,7 @@ export const serveCommand: Command = {
       await stop.close();
       note('stopped');
     } finally {
+      logDecision?.flush();
       await decisionLog?.close();
     }
     return exitCodes.ok;
@@ -89,8 +115,11 @@ interface ServeSettings {
   readonly stateless: boolean;
   readonly onMissingCapabilities: MissingCapabilities;
   readonly watch: boolean;
+  readonly maxSessions: number;
+  readonly sessionIdleTimeoutMs: number;
   readonly decisionLog: string | undefined;
   readonly logHeaders: readonly string[];
+  readonly logCredentialHeaders: boolean;
 }
 
 function readSettings(args: ParsedArgs): ServeSettings {
@@ -115,18 +144,58 @@ function readSettings(args: ParsedArgs): ServeSettings {
   if (stdio && decisionLog === '-') throw new UsageError(`${command}: --decision-log - would write into the MCP stream on stdout; give a file with --stdio`);
   const logHeaders = args.strings('log-headers').flatMap((list) => list.split(',')).map((name) => name.trim().toLowerCase()).filter((name) => name !== '');
   if (logHeaders.length > 0 && decisionLog === undefined) throw new UsageError(`${command}: --log-headers needs --decision-log`);
+  const logCredentialHeaders = args.flag('log-credential-headers');
+  if (logCredentialHeaders && logHeaders.length === 0) throw new UsageError(`${command}: --log-credential-headers needs --log-headers naming the credential headers to log`);
+  const stateless = args.flag('stateless');
+  for (const name of ['max-sessions', 'session-idle-timeout']) {
+    if (args.string(name) === undefined) continue;
+    if (stdio) throw new UsageError(`${command}: --${name} is for HTTP sessions; stdio is one session`);
+    if (stateless) throw new UsageError(`${command}: --${name} is for HTTP sessions; --stateless has none`);
+  }
+  const maxSessions = readInteger(args, 'max-sessions', { minimum: 1, maximum: 1_000_000, fallback: defaultMaxSessions });
+  const idleSeconds = readInteger(args, 'session-idle-timeout', { minimum: 0, maximum: 86_400, fallback: defaultSessionIdleTimeoutMs / 1000 });
   return {
     policyPath,
     serverPath: args.string('server'),
     exportName: args.string('export'),
     port,
     stdio,
-    stateless: args.flag('stateless'),
+    stateless,
     onMissingCapabilities,
     watch: args.flag('watch'),
+    maxSessions,
+    sessionIdleTimeoutMs: idleSeconds * 1000,
     decisionLog,
     logHeaders,
+    logCredentialHeaders,
   };
+}
+
+/** A whole number in decimal digits from `minimum` to `maximum`, or `fallback` when the option is absent. */
+function readInteger(args: ParsedArgs, name: string, { minimum, maximum, fallback }: { minimum: number; maximum: number; fallback: number }): number {
+  const text = args.string(name);
+  if (text === undefined) return fallback;
+  const value = /^\d{1,7}$/.test(text) ? Number(text) : Number.NaN;
+  if (!(value >= minimum && value <= maximum)) throw new UsageError(`${command}: --${name} must be a whole number from ${minimum} to ${maximum}, got "${text}"`);
+  return value;
+}
+
+/**
+ * Credential headers allow-listed by --log-headers are logged as "[redacted]": says so, so nobody
+ * wonders where the value went; with --log-credential-headers, warns that the log now holds secrets.
+ */
+function noteCredentialHeaders(settings: ServeSettings, note: (text: string) => void): void {
+  const credentials = settings.logHeaders.filter(isCredentialHeader);
+  if (credentials.length === 0) {
+    if (settings.logCredentialHeaders) note('--log-credential-headers: no credential header is in --log-headers, so none is logged');
+    return;
+  }
+  const names = credentials.join(', ');
+  if (settings.logCredentialHeaders) {
+    note(`WARNING: --log-credential-headers writes the values of ${names} (bearer tokens, cookies, keys) to the decision log in clear text; whoever can read the log can use them`);
+  } else {
+    note(`--log-headers ${names}: credential headers are logged as "[redacted]"; --log-credential-headers would write their values`);
+  }
 }
 
 const demoModule: ServerModule = {
@@ -151,6 +220,8 @@ async function serveHttp(module: ServerModule, gate: Gate, settings: ServeSettin
       gate,
       port: settings.port,
       stateless: settings.stateless,
+      maxSessions: settings.maxSessions,
+      sessionIdleTimeoutMs: settings.sessionIdleTimeoutMs,
       onError: (error) => note(`error: ${error instanceof Error ? error.message : String(error)}`),
     });
   } catch (error) {
@@ -159,7 +230,8 @@ async function serveHttp(module: ServerModule, gate: Gate, settings: ServeSettin
     }
     throw error;
   }
-  const sessions = settings.stateless ? 'stateless: one server per request' : 'a session per client';
+  const idle = settings.sessionIdleTimeoutMs === 0 ? 'no idle timeout' : `closed after ${settings.sessionIdleTimeoutMs / 1000} s idle`;
+  const sessions = settings.stateless ? 'stateless: one server per request' : `a session per client, at most ${settings.maxSessions}, ${idle}`;
   const mode = settings.onMissingCapabilities === 'allow' ? `${sessions}; undeclared capabilities meet every requirement` : sessions;
   note(`listening on ${host.url.href} (${mode}; paths below ${host.url.pathname} are endpoints too)`);
   return { done: aborted(signal), close: () => host.close() };
