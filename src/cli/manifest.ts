@@ -4,7 +4,7 @@ import { toPolicyIssues } from '../core/policy/schema.js';
 import { displayPath, formatIssues, InputError, readJson, resolvePath, UsageError, type CliIo } from './io.js';
 import type { OptionSpecs, ParsedArgs } from './args.js';
 import { writeLines } from './command.js';
-import { importPeer } from './peers.js';
+import { loadServerModule, readServerManifest } from './server-module.js';
 
 /** One primitive as a manifest (and a cases file) writes it: kind, name, location, then the gate annotation. */
 export const manifestPrimitiveSchema = primitiveAnnotationSchema.extend({
@@ -92,7 +92,6 @@ export async function loadPrimitives(io: CliIo, args: ParsedArgs, command: strin
   const server = args.string('server');
   if (manifest !== undefined && server !== undefined) throw new UsageError(`${command}: pass either --manifest or --server, not both`);
   if (server !== undefined) {
-    const { loadServerModule, readServerManifest } = await importServerModuleReader(`${command} --server`);
     const read = readServerManifest(await loadServerModule(io, server, args.string('export')));
     for (const warning of read.warnings) writeLines(io.stderr, warning);
     return [...read.primitives];
@@ -100,12 +99,4 @@ export async function loadPrimitives(io: CliIo, args: ParsedArgs, command: strin
   if (args.string('export') !== undefined) throw new UsageError(`${command}: --export names an export of --server MODULE; pass --server too`);
   if (manifest === undefined) throw new UsageError(`${command}: missing --manifest FILE or --server MODULE; see "${command} --help"`);
   return loadManifest(io, manifest);
-}
-
-/**
- * The code that reads a server module, which imports the v1 SDK: loaded only for `--server`, so
- * `--manifest` works without it. `needer` starts the message when the SDK is missing.
- */
-export function importServerModuleReader(needer: string): Promise<typeof import('./server-module.js')> {
-  return importPeer('@modelcontextprotocol/sdk', needer, () => import('./server-module.js'));
 }

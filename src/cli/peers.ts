@@ -1,6 +1,6 @@
-// The MCP SDKs are optional peers: `mcp-gate validate` runs in a project that has neither. Code
-// that needs one is imported by the command that needs it, through `importPeer`, so a missing
-// package is one line naming what to install instead of Node's ERR_MODULE_NOT_FOUND stack.
+// The MCP SDKs are optional peers: `mcp-gate validate` runs in a project that has neither. What
+// needs the v1 SDK (serve's module, a --server module) is imported through `importPeer` when a
+// command needs it, so a missing package is one line naming what to install, not Node's stack.
 
 /**
  * The optional peers the CLI loads and how to install each: the ranges of package.json's
@@ -28,8 +28,8 @@ export class MissingPeerError extends Error {
 
 /**
  * Runs `load` (a dynamic import of code that imports `peer`); if it fails because `peer` cannot be
- * found, throws a MissingPeerError whose message starts with `needer` (`mcp-gate serve`,
- * `mcp-gate explain --server`). Any other failure (a file missing from mcp-gate itself, a
+ * found, throws a MissingPeerError whose message starts with `needer` (`mcp-gate serve`, the
+ * server module's file name). Any other failure (a file missing from mcp-gate itself, a
  * dependency of the peer) is not the user's to fix by installing the peer, so it passes through.
  */
 export async function importPeer<T>(peer: OptionalPeer, needer: string, load: () => Promise<T>): Promise<T> {

@@ -2,7 +2,8 @@ import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { importPeer, MissingPeerError, missingPackage, optionalPeers } from '../../src/cli/peers.js';
 import { commandEntries } from '../../src/cli/run.js';
-import { json, runWith } from './memory-io.js';
+import { run } from '../../src/cli/run.js';
+import { createMemoryIo, json, runWith } from './memory-io.js';
 
 const packageJson = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as {
   peerDependencies: Record<string, string>;
@@ -17,11 +18,11 @@ function notFound(message: string): Error {
 describe('importPeer', () => {
   it('turns a missing peer into one line naming the package and how to install it', async () => {
     const load = () => Promise.reject(notFound("Cannot find package '@modelcontextprotocol/sdk' imported from /p/node_modules/mcp-gate/dist/cli/server-module.js"));
-    const error = await importPeer('@modelcontextprotocol/sdk', 'mcp-gate explain --server', load).catch((caught: unknown) => caught);
+    const error = await importPeer('@modelcontextprotocol/sdk', 'mcp-gate serve', load).catch((caught: unknown) => caught);
     expect(error).toBeInstanceOf(MissingPeerError);
     expect((error as MissingPeerError).packageName).toBe('@modelcontextprotocol/sdk');
     expect((error as Error).message).toBe(
-      'mcp-gate explain --server: needs @modelcontextprotocol/sdk (the v1 MCP TypeScript SDK), which is not installed; install it with: npm install "@modelcontextprotocol/sdk@^1.32.0"',
+      'mcp-gate serve: needs @modelcontextprotocol/sdk (the v1 MCP TypeScript SDK), which is not installed; install it with: npm install "@modelcontextprotocol/sdk@^1.32.0"',
     );
   });
 
@@ -77,5 +78,28 @@ describe('mcp-gate explain', () => {
   it('counts no primitives in the plural', async () => {
     const result = await runWith(['explain', '--policy', 'policy.json', '--manifest', 'manifest.json'], { 'policy.json': policy, 'manifest.json': json({ primitives: [] }) });
     expect(result.stdout).toMatch(/\n0 of 0 primitives visible\.\n$/);
+  });
+});
+
+describe('mcp-gate explain --server', () => {
+  const files = { 'policy.json': json({ version: 1, default: 'allow' }), 'server.js': 'export {}\n' };
+  async function explainWhenImportFails(error: Error) {
+    const io = { ...createMemoryIo(files), importModule: () => Promise.reject(error) };
+    const code = await run(['explain', '--policy', 'policy.json', '--server', 'server.js'], io);
+    return { code, stdout: io.out.join(''), stderr: io.err.join('') };
+  }
+
+  it('names the v1 SDK and exits 3 when the server module cannot import it', async () => {
+    const result = await explainWhenImportFails(notFound("Cannot find package '@modelcontextprotocol/sdk' imported from /project/server.js"));
+    expect(result).toEqual({
+      code: 3,
+      stdout: '',
+      stderr: 'server.js: needs @modelcontextprotocol/sdk (the v1 MCP TypeScript SDK), which is not installed; install it with: npm install "@modelcontextprotocol/sdk@^1.32.0"\n',
+    });
+  });
+
+  it('reports any other package the module cannot find as a module that cannot load (exit 1)', async () => {
+    const result = await explainWhenImportFails(notFound("Cannot find package 'left-pad' imported from /project/server.js"));
+    expect(result).toEqual({ code: 1, stdout: '', stderr: "server.js: cannot load: Cannot find package 'left-pad' imported from /project/server.js\n" });
   });
 });

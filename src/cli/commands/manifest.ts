@@ -1,7 +1,8 @@
 import type { Command } from '../command.js';
 import { writeLines } from '../command.js';
 import { exitCodes, UsageError } from '../io.js';
-import { importServerModuleReader, serverOptionSpecs, toManifestPrimitive } from '../manifest.js';
+import { serverOptionSpecs, toManifestPrimitive } from '../manifest.js';
+import { loadServerModule, readServerManifest } from '../server-module.js';
 
 const command = 'mcp-gate manifest';
 
@@ -20,7 +21,6 @@ export const manifestCommand: Command = {
     if (args.positionals.length > 0) throw new UsageError(`${command}: unexpected argument "${args.positionals[0]}"; see "${command} --help"`);
     const path = args.string('server');
     if (path === undefined) throw new UsageError(`${command}: missing --server MODULE; see "${command} --help"`);
-    const { loadServerModule, readServerManifest } = await importServerModuleReader(command);
     const { server, primitives, warnings } = readServerManifest(await loadServerModule(io, path, args.string('export')));
     for (const warning of warnings) writeLines(io.stderr, warning);
     const manifest = server === undefined ? { primitives: primitives.map(toManifestPrimitive) } : { server, primitives: primitives.map(toManifestPrimitive) };
