@@ -44,8 +44,9 @@ export const commandEntries: readonly CommandEntry[] = [
 
 /**
  * Runs one `mcp-gate` invocation and returns its exit code: 0 success, 1 a check failed or an
- * input is invalid, 2 the command line is wrong, 3 an optional peer the command needs is missing. Touches nothing outside `io`, except what `serve`
- * exists for: a port on 127.0.0.1, the decision log file and a watch on the policy's directory.
+ * input is invalid, 2 the command line is wrong, 3 an optional peer the command needs is missing.
+ * Touches nothing outside `io`, except what `serve` exists for: a port on 127.0.0.1, the decision
+ * log file and a watch on the policy's directory.
  */
 export async function run(argv: readonly string[], io: CliIo): Promise<number> {
   const [name, ...rest] = argv;
