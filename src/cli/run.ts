@@ -5,20 +5,48 @@ import { diffCommand } from './commands/diff.js';
 import { explainCommand } from './commands/explain.js';
 import { manifestCommand } from './commands/manifest.js';
 import { profilesCommand } from './commands/profiles.js';
-import { serveCommand } from './commands/serve.js';
 import { testCommand } from './commands/test.js';
 import { validateCommand } from './commands/validate.js';
 import { exitCodes, InputError, UsageError, type CliIo } from './io.js';
+import { importPeer, MissingPeerError, missingPeerExitCode } from './peers.js';
 import { closeMatches } from '../core/logic/suggest.js';
 
 export type { CliIo } from './io.js';
 
-const commands: readonly Command[] = [validateCommand, explainCommand, testCommand, diffCommand, manifestCommand, serveCommand, profilesCommand];
+/** A command as the command list knows it: enough for `mcp-gate --help`, and how to load the rest. */
+export interface CommandEntry {
+  readonly name: string;
+  readonly summary: string;
+  load(): Promise<Command>;
+}
+
+function loaded(command: Command): CommandEntry {
+  return { name: command.name, summary: command.summary, load: async () => command };
+}
+
+/**
+ * Every command. serve's module imports the v1 SDK at its top (it serves through it), so it loads
+ * only when serve runs or shows its help, and the other commands and the list run without the SDK.
+ */
+export const commandEntries: readonly CommandEntry[] = [
+  loaded(validateCommand),
+  loaded(explainCommand),
+  loaded(testCommand),
+  loaded(diffCommand),
+  loaded(manifestCommand),
+  {
+    name: 'serve',
+    summary: 'serve a gated MCP server over Streamable HTTP on 127.0.0.1, or over stdio',
+    load: () => importPeer('@modelcontextprotocol/sdk', 'mcp-gate serve', async () => (await import('./commands/serve.js')).serveCommand),
+  },
+  loaded(profilesCommand),
+];
 
 /**
  * Runs one `mcp-gate` invocation and returns its exit code: 0 success, 1 a check failed or an
- * input is invalid, 2 the command line is wrong. Touches nothing outside `io`, except what `serve`
- * exists for: a port on 127.0.0.1, the decision log file and a watch on the policy's directory.
+ * input is invalid, 2 the command line is wrong, 3 an optional peer the command needs is missing.
+ * Touches nothing outside `io`, except what `serve` exists for: a port on 127.0.0.1, the decision
+ * log file and a watch on the policy's directory.
  */
 export async function run(argv: readonly string[], io: CliIo): Promise<number> {
   const [name, ...rest] = argv;
@@ -32,9 +60,10 @@ export async function run(argv: readonly string[], io: CliIo): Promise<number> {
       writeLines(io.stdout, globalHelp());
       return exitCodes.ok;
     }
-    if (name === 'help') return showCommandHelp(rest[0], io);
-    const command = commands.find((candidate) => candidate.name === name);
-    if (!command) throw unknownCommand(name);
+    if (name === 'help') return await showCommandHelp(rest[0], io);
+    const entry = commandEntries.find((candidate) => candidate.name === name);
+    if (!entry) throw unknownCommand(name);
+    const command = await entry.load();
     const args = parseArguments(rest, command.options, `mcp-gate ${command.name}`);
     if (args.help) {
       writeLines(io.stdout, formatHelp(command.usage, command.description, command.options));
@@ -42,6 +71,10 @@ export async function run(argv: readonly string[], io: CliIo): Promise<number> {
     }
     return await command.execute(args, io);
   } catch (error) {
+    if (error instanceof MissingPeerError) {
+      writeLines(io.stderr, error.message);
+      return missingPeerExitCode;
+    }
     if (error instanceof UsageError || error instanceof InputError) {
       // Messages already name the command (`mcp-gate explain: …`) or the file (`policy.json: …`).
       writeLines(io.stderr, error.message);
@@ -54,24 +87,25 @@ export async function run(argv: readonly string[], io: CliIo): Promise<number> {
 }
 
 function unknownCommand(name: string): UsageError {
-  const [suggestion] = closeMatches(name, commands.map((command) => command.name), 1);
+  const [suggestion] = closeMatches(name, commandEntries.map((command) => command.name), 1);
   const hint = suggestion ? ` (did you mean "${suggestion}"?)` : '';
   return new UsageError(`mcp-gate: unknown command "${name}"${hint}; see "mcp-gate --help"`);
 }
 
-function showCommandHelp(name: string | undefined, io: CliIo): number {
+async function showCommandHelp(name: string | undefined, io: CliIo): Promise<number> {
   if (name === undefined) {
     writeLines(io.stdout, globalHelp());
     return exitCodes.ok;
   }
-  const command = commands.find((candidate) => candidate.name === name);
-  if (!command) throw unknownCommand(name);
+  const entry = commandEntries.find((candidate) => candidate.name === name);
+  if (!entry) throw unknownCommand(name);
+  const command = await entry.load();
   writeLines(io.stdout, formatHelp(command.usage, command.description, command.options));
   return exitCodes.ok;
 }
 
 function globalHelp(): string {
-  const rows: Array<[string, string]> = commands.map((command) => [command.name, command.summary]);
+  const rows: Array<[string, string]> = commandEntries.map((command) => [command.name, command.summary]);
   const width = Math.max(...rows.map(([name]) => name.length));
   return [
     'Usage: mcp-gate <command> [options]',

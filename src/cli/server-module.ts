@@ -8,6 +8,7 @@ import { MetadataError, PolicyOptionError } from '../core/errors.js';
 import { readInternals, readSources } from '../sdk/server-internals.js';
 import { displayPath, InputError, readText, resolvePath, type CliIo } from './io.js';
 import { closeMatches } from '../core/logic/suggest.js';
+import { importPeer, MissingPeerError } from './peers.js';
 
 /** A module that builds the McpServer to gate, as `--server MODULE [--export NAME]` names it. */
 export interface ServerModule {
@@ -48,8 +49,11 @@ export async function loadServerModule(io: CliIo, path: string, exportName?: str
   await readText(io, absolutePath);
   let exports: Record<string, unknown>;
   try {
-    exports = await (io.importModule ?? defaultImport)(pathToFileURL(absolutePath).href);
+    // The module builds an McpServer of the v1 SDK (an optional peer of mcp-gate): when the SDK is
+    // missing, say which package to install rather than relay Node's "Cannot find package".
+    exports = await importPeer('@modelcontextprotocol/sdk', name, () => (io.importModule ?? defaultImport)(pathToFileURL(absolutePath).href));
   } catch (error) {
+    if (error instanceof MissingPeerError) throw error;
     throw new InputError(`${name}: ${describeImportError(error, absolutePath)}`);
   }
   const factoryName = exportName ?? chooseFactory(exports, name);

@@ -20,8 +20,11 @@ function caller(label: string, profileName: string, extra: Partial<Caller> = {})
 async function main(): Promise<void> {
   const policy = compilePolicy(JSON.parse(await readFile(policyPath, 'utf8')), { source: policyPath });
   const gate = createGate({ policy, metadata: demoMetadata });
-  const port = process.env.PORT === undefined ? 3000 : Number(process.env.PORT);
-  const host = await startHttpHost({ createServer: createDemoServer, gate, port });
+  const port = readPort(process.env.PORT);
+  const host = await startHttpHost({ createServer: createDemoServer, gate, port }).catch((error: unknown) => {
+    if ((error as { code?: unknown }).code !== 'EADDRINUSE') throw error;
+    throw new Error(`port ${port} on 127.0.0.1 is in use; start the demo on another with PORT=${port === 65535 ? 3001 : port + 1} npm start (PORT=0 picks a free one)`);
+  });
   const callers = [
     caller('Cursor', 'cursor'),
     caller('Claude Code', 'claude-code'),
@@ -44,7 +47,14 @@ async function main(): Promise<void> {
   process.once('SIGTERM', stop);
 }
 
+function readPort(text: string | undefined): number {
+  if (text === undefined || text === '') return 3000;
+  const port = /^\d{1,5}$/.test(text) ? Number(text) : Number.NaN;
+  if (!(port <= 65535)) throw new Error(`PORT must be a number from 0 to 65535, got "${text}"`);
+  return port;
+}
+
 main().catch((error: unknown) => {
-  console.error(error instanceof Error ? error.message : String(error));
+  console.error(`mcp-gate demo: ${error instanceof Error ? error.message : String(error)}`);
   process.exitCode = 1;
 });

@@ -67,7 +67,7 @@ export const explainCommand: Command = {
       '',
       formatTable(['KIND', 'NAME', 'VERSION', 'VISIBLE', 'DECIDED BY', 'WHY'], decisions.map(toRow)),
       '',
-      `${visible} of ${decisions.length} primitives visible.`,
+      `${visible} of ${decisions.length === 1 ? '1 primitive' : `${decisions.length} primitives`} visible.`,
     ].join('\n'));
     return exitCodes.ok;
   },
