@@ -103,6 +103,19 @@ describe('the MCP Inspector CLI profile', () => {
       expect(readme).toContain(readmeLine(row));
     });
 
+    it('leaves out workspace://files for the 1.0.3 CLI, which declares nothing, and serves it search v1, as the README says', async () => {
+      for (const row of readmeRows) {
+        const [view] = await listAsCallers(host.url, [{ label: row.request, clientName: 'inspector', capabilities: {}, headers: row.headers, path: row.path }]);
+        expect({ tools: view!.tools, prompts: view!.prompts, resources: view!.resources }).toEqual({
+          tools: row.tools.map((tool) => tool.replace('search v2', 'search v1')),
+          prompts: row.prompts,
+          resources: row.resources.filter((uri) => uri !== 'workspace://files'),
+        });
+      }
+      const readme = (await readFile(`${repositoryRoot}README.md`, 'utf8')).replace(/\s+/g, ' ');
+      expect(readme).toContain('declares no capabilities at all, so it lists the same without `workspace://files`, and `search` (v1) for its name `inspector`');
+    });
+
     it.each(readmeRows)('is what `mcp-gate explain --client inspector-cli` shows for $request', async (row) => {
       const headers = Object.entries(row.headers).flatMap(([name, value]) => ['--header', `${name}=${value}`]);
       const explained = await runInRepository(['explain', '--policy', 'policies/demo.json', '--server', 'src/demo/demo-server.ts', '--client', 'inspector-cli', '--endpoint', row.path, ...headers, '--json']);
