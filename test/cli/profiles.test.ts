@@ -8,6 +8,11 @@ describe('clientProfiles', () => {
     expect(clientProfiles.map((profile) => profile.id).sort()).toEqual([...Object.keys(mcpClients), 'inspector-cli'].sort());
   });
 
+  it('has one profile per id, so a database update that adds a captured client fails here', () => {
+    const ids = clientProfiles.map((profile) => profile.id);
+    expect(new Set(ids).size).toBe(ids.length);
+  });
+
   it('keeps only what a client sends as capabilities, not the server features it uses', () => {
     const cursor = findClientProfile('cursor-vscode');
     expect(cursor.capabilities).toEqual({ roots: {}, elicitation: {} });
