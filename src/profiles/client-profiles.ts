@@ -8,7 +8,7 @@ export class ClientProfileError extends PolicyError {
   override name = 'ClientProfileError';
 }
 
-/** A real MCP client as the `mcp-client-capabilities` database records it. */
+/** A real MCP client as the `mcp-client-capabilities` database records it, or as we captured it. */
 export interface ClientProfile {
   /** The `clientInfo.name` the client sends in `initialize` (the database key), e.g. `cursor-vscode`. */
   readonly id: string;
@@ -33,10 +33,31 @@ function toProfile(id: string, record: McpClientRecord): ClientProfile {
   return Object.freeze({ id, title: record.title, protocolVersion: record.protocolVersion, capabilities: Object.freeze(capabilities) });
 }
 
+/**
+ * Clients the database does not record, as they were captured on the wire (the `initialize`
+ * request each sent to the demo server). Only what reaches a server: name, protocol version,
+ * capabilities.
+ */
+const capturedProfiles: readonly ClientProfile[] = [
+  // `npx @modelcontextprotocol/inspector@2.12.0 --cli URL --transport http --method tools/list`
+  // (`@modelcontextprotocol/client` 2.3.1 underneath): roots always, never sampling or elicitation.
+  // Its browser UI is another client (`mcp-inspector`, with sampling and elicitation); the 0.15
+  // and 1.0 CLIs declare `{}` (0.15 as `inspector-cli` 0.5.1, 1.0.3 as `inspector`).
+  {
+    id: 'inspector-cli',
+    title: 'MCP Inspector CLI',
+    protocolVersion: '2025-11-25',
+    capabilities: { roots: { listChanged: true }, extensions: { 'io.modelcontextprotocol/tasks': {}, 'io.modelcontextprotocol/skills': {} } },
+  },
+];
+
+function frozenProfile(profile: ClientProfile): ClientProfile {
+  return Object.freeze({ ...profile, capabilities: Object.freeze(structuredClone(profile.capabilities) as Record<string, unknown>) });
+}
+
 /** Every profile, ordered by id (case-insensitive) so listings and diffs are stable. */
 export const clientProfiles: readonly ClientProfile[] = Object.freeze(
-  Object.entries(mcpClients)
-    .map(([id, record]) => toProfile(id, record))
+  [...Object.entries(mcpClients).map(([id, record]) => toProfile(id, record)), ...capturedProfiles.map(frozenProfile)]
     .sort((left, right) => (left.id.toLowerCase() < right.id.toLowerCase() ? -1 : left.id.toLowerCase() > right.id.toLowerCase() ? 1 : 0)),
 );
 

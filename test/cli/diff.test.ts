@@ -49,14 +49,14 @@ describe('mcp-gate diff', () => {
     const lines = result.stdout.split('\n');
     expect(lines[0]).toBe('- tool summarize');
     // Most real clients declare no sampling: the list names the ones that keep the tool.
-    expect(lines[1]).toMatch(/^ {4}\/mcp: all 42 clients except (.+, )?Visual Studio Code(, .+)?$/);
+    expect(lines[1]).toMatch(/^ {4}\/mcp: all 43 clients except (.+, )?Visual Studio Code(, .+)?$/);
     expect(lines).toContain('- tool admin_users');
-    expect(result.stdout).toMatch(/\(checked 42 client profiles × 1 request variant, \/mcp\)\.\n$/);
+    expect(result.stdout).toMatch(/\(checked 43 client profiles × 1 request variant, \/mcp\)\.\n$/);
   });
 
   it('says so when nothing changes', async () => {
     const result = await runWith(['diff', 'old.json', 'old.json', '--manifest', 'manifest.json'], files);
-    expect(result).toEqual({ code: 0, stdout: 'No primitive appears or disappears (checked 42 client profiles × 1 request variant, /mcp).\n', stderr: '' });
+    expect(result).toEqual({ code: 0, stdout: 'No primitive appears or disappears (checked 43 client profiles × 1 request variant, /mcp).\n', stderr: '' });
   });
 
   it('exits 1 on changes with --exit-code, 0 without changes', async () => {
@@ -96,7 +96,7 @@ describe('mcp-gate diff', () => {
     [['diff', 'old.json', '--manifest', 'manifest.json'], 'mcp-gate diff: needs two policy files, old and new; see "mcp-gate diff --help"'],
     [['diff', 'old.json', 'new.json', 'third.json', '--manifest', 'manifest.json'], 'mcp-gate diff: unexpected argument "third.json"; see "mcp-gate diff --help"'],
     [['diff', 'old.json', 'new.json'], 'mcp-gate diff: missing --manifest FILE or --server MODULE; see "mcp-gate diff --help"'],
-    [['diff', 'old.json', 'new.json', '--manifest', 'manifest.json', '--client', 'nobody'], 'mcp-gate diff: unknown client profile "nobody"; run "mcp-gate profiles" to list all 42'],
+    [['diff', 'old.json', 'new.json', '--manifest', 'manifest.json', '--client', 'nobody'], 'mcp-gate diff: unknown client profile "nobody"; run "mcp-gate profiles" to list all 43'],
   ])('rejects a wrong command line %j (exit 2)', async (argv, message) => {
     const result = await runWith(argv, files);
     expect(result).toEqual({ code: 2, stdout: '', stderr: `${message}\n` });

@@ -102,7 +102,7 @@ describe('mcp-gate explain', () => {
     expect(result).toEqual({
       code: 2,
       stdout: '',
-      stderr: 'mcp-gate explain: unknown client profile "curser"; close matches: cursor-vscode (Cursor); run "mcp-gate profiles" to list all 42\n',
+      stderr: 'mcp-gate explain: unknown client profile "curser"; close matches: cursor-vscode (Cursor); run "mcp-gate profiles" to list all 43\n',
     });
   });
 

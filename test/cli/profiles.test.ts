@@ -4,8 +4,13 @@ import { clientProfiles, findClientProfile, profileContext } from '../../src/pro
 import { runWith } from './memory-io.js';
 
 describe('clientProfiles', () => {
-  it('holds every client of mcp-client-capabilities', () => {
-    expect(clientProfiles.map((profile) => profile.id).sort()).toEqual(Object.keys(mcpClients).sort());
+  it('holds every client of mcp-client-capabilities and the captured MCP Inspector CLI', () => {
+    expect(clientProfiles.map((profile) => profile.id).sort()).toEqual([...Object.keys(mcpClients), 'inspector-cli'].sort());
+  });
+
+  it('has one profile per id, so a database update that adds a captured client fails here', () => {
+    const ids = clientProfiles.map((profile) => profile.id);
+    expect(new Set(ids).size).toBe(ids.length);
   });
 
   it('keeps only what a client sends as capabilities, not the server features it uses', () => {
@@ -28,13 +33,14 @@ describe('findClientProfile', () => {
     ['Visual-Studio-Code', 'Visual-Studio-Code'],
     ['visual studio code', 'Visual Studio Code'],
     ['codex', 'Codex'],
+    ['MCP Inspector CLI', 'inspector-cli'],
   ])('finds %j as %j', (name, id) => {
     expect(findClientProfile(name).id).toBe(id);
   });
 
   it('lists close matches for an unknown name', () => {
     expect(() => findClientProfile('claude')).toThrow(
-      'unknown client profile "claude"; close matches: claude-ai (Claude.ai), claude-code (Claude Code); run "mcp-gate profiles" to list all 42',
+      'unknown client profile "claude"; close matches: claude-ai (Claude.ai), claude-code (Claude Code); run "mcp-gate profiles" to list all 43',
     );
   });
 
@@ -70,14 +76,15 @@ describe('mcp-gate profiles', () => {
     expect(result.code).toBe(0);
     const lines = result.stdout.trimEnd().split('\n');
     expect(lines[0]).toMatch(/^ID +PRODUCT +CAPABILITIES$/);
-    expect(lines).toHaveLength(43);
+    expect(lines).toHaveLength(44);
     expect(lines).toContainEqual(expect.stringMatching(/^cursor-vscode +Cursor +roots, elicitation$/));
+    expect(lines).toContainEqual(expect.stringMatching(/^inspector-cli +MCP Inspector CLI +roots, extensions$/));
   });
 
   it('prints JSON with --json', async () => {
     const result = await runWith(['profiles', '--json']);
     const profiles = JSON.parse(result.stdout) as Array<{ id: string }>;
-    expect(profiles).toHaveLength(42);
+    expect(profiles).toHaveLength(43);
   });
 
   it('rejects arguments (exit 2)', async () => {

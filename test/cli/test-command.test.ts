@@ -44,7 +44,7 @@ describe('mcp-gate test', () => {
         'FAIL cases/canary.cases.json: expects the wrong outcome: expected allowed, got denied by rule "canary-needs-header"',
         'FAIL cases/canary.cases.json: expects the wrong rule: expected allowed by rule "other", got allowed by default',
         'FAIL cases/canary.cases.json: misses a requirement: expected allowed, got denied by requirement (requires client capability "sampling")',
-        'FAIL cases/canary.cases.json: names an unknown profile: expected denied, could not evaluate: unknown client profile "curser"; close matches: cursor-vscode (Cursor); run "mcp-gate profiles" to list all 42',
+        'FAIL cases/canary.cases.json: names an unknown profile: expected denied, could not evaluate: unknown client profile "curser"; close matches: cursor-vscode (Cursor); run "mcp-gate profiles" to list all 43',
         '1 passed, 4 failed',
         '',
       ].join('\n'),
