@@ -177,7 +177,7 @@ function sourcesOf(tools: ReturnType<typeof toolsOf>): PrimitiveSource[] {
 const toolsOf = (tools: Array<{ name: string; annotation: PrimitiveAnnotation; metadata: PrimitiveMetadata }>) => tools;
 
 function catalogOf(tools: ReturnType<typeof toolsOf>) {
-  return buildCatalog(sourcesOf(tools), { version: 1, annotations: new Map(), versionSeparator: '@', parsedMeta: new WeakMap() });
+  return buildCatalog(sourcesOf(tools), { version: 1, annotations: new Map(), versionSeparator: '@' });
 }
 
 const usesShout = (document: PolicyDocument) => JSON.stringify(document).includes('"shout"');
