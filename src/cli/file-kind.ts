@@ -15,7 +15,7 @@ export const fileKindNames: Readonly<Record<FileKind, string>> = {
 
 /** What tells each kind apart, for the message about a file that is none of them. */
 export const expectedKinds =
-  'expected a policy ("version", "default", "rules"), a cases file ("policy", "cases"), a manifest ("primitives") or a JSON Schema ("$schema" of json-schema.org)';
+  'expected a policy ("version": 1, "default", "rules"), a cases file ("policy", "cases"), a manifest ("primitives") or a JSON Schema ("$schema" of json-schema.org)';
 
 /** A JSON Schema's own `$schema` is a json-schema.org URI; a policy's is a path to policy.schema.json. */
 const jsonSchemaDialect = /^https?:\/\/json-schema\.org\//;
@@ -26,10 +26,10 @@ export function recognizeFileKind(document: unknown): FileKind | undefined {
   const has = (key: string) => Object.hasOwn(document, key);
   const schema = (document as { $schema?: unknown }).$schema;
   if (typeof schema === 'string' && jsonSchemaDialect.test(schema)) return 'json-schema';
-  // `version` first: a policy with a stray key is a policy with a schema error, not another kind.
-  if (has('version')) return 'policy';
+  // A policy's keys first: a policy with a stray key is a policy with a schema error, not another
+  // kind. Its version is the number 1; a string `version` is package.json's.
+  if (typeof (document as { version?: unknown }).version === 'number' || has('default') || has('rules')) return 'policy';
   if (has('cases')) return 'cases';
   if (has('primitives')) return 'manifest';
-  if (has('default') || has('rules')) return 'policy';
   return undefined;
 }

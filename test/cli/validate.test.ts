@@ -161,9 +161,9 @@ describe('mcp-gate validate', () => {
   });
 
   it('names a file of no known kind and the kinds it expected', async () => {
-    const result = await runWith(['validate', 'list.json', 'package.json'], { 'list.json': '[]\n', 'package.json': json({ name: 'x' }) });
+    const result = await runWith(['validate', 'list.json', 'package.json'], { 'list.json': '[]\n', 'package.json': json({ name: 'x', version: '1.0.0' }) });
     const expected =
-      'not a file mcp-gate knows: expected a policy ("version", "default", "rules"), a cases file ("policy", "cases"), a manifest ("primitives") or a JSON Schema ("$schema" of json-schema.org)';
+      'not a file mcp-gate knows: expected a policy ("version": 1, "default", "rules"), a cases file ("policy", "cases"), a manifest ("primitives") or a JSON Schema ("$schema" of json-schema.org)';
     expect(result).toEqual({ code: 1, stdout: '', stderr: `list.json: ${expected}\npackage.json: ${expected}\n` });
   });
 
