@@ -10,7 +10,7 @@ import { checkPolicyDocument, formatWarnings } from '../policy-file.js';
 
 export const validateCommand: Command = {
   name: 'validate',
-  summary: 'check policy files (and cases files, manifests, the policy schema) and list every problem',
+  summary: 'check policy files (and cases files, manifests, the policy schema); list every problem',
   usage: 'mcp-gate validate [--strict] <file.json…>',
   description: [
     'Checks each file as what it is: a policy (against the policy schema, compiling every rule),',
