@@ -39,8 +39,12 @@ export function describeMetadata(metadata: PrimitiveMetadata): string {
 /** Reads and checks a manifest file; every problem becomes one `file: path: message` line. */
 export async function loadManifest(io: CliIo, path: string): Promise<PrimitiveMetadata[]> {
   const absolutePath = resolvePath(io, path);
-  const name = displayPath(io, absolutePath);
-  const parsed = manifestSchema.safeParse(await readJson(io, absolutePath));
+  return parseManifest(await readJson(io, absolutePath), displayPath(io, absolutePath));
+}
+
+/** Checks a parsed manifest (`name` is the file as messages name it) and returns its primitives. */
+export function parseManifest(value: unknown, name: string): PrimitiveMetadata[] {
+  const parsed = manifestSchema.safeParse(value);
   if (!parsed.success) {
     throw new InputError(formatIssues(name, toPolicyIssues(parsed.error)));
   }

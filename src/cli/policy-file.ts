@@ -1,6 +1,7 @@
 import { PolicyCompileError, type PolicyIssue } from '../core/errors.js';
 import { compilePolicy } from '../core/policy/compile-policy.js';
 import type { Policy } from '../core/policy/types.js';
+import { recognizeFileKind } from './file-kind.js';
 import { displayPath, formatIssues, InputError, readJson, resolvePath, type CliIo } from './io.js';
 
 export interface LoadedPolicy {
@@ -24,6 +25,11 @@ export async function loadPolicy(io: CliIo, path: string, options: LoadPolicyOpt
   const document = await readJson(io, absolutePath);
   const mistaken = recognizeOtherFile(document);
   if (mistaken) throw new InputError(`${name}: ${mistaken}`);
+  return checkPolicyDocument(document, name, options);
+}
+
+/** Validates and compiles a parsed policy document; `name` is the file as messages name it. */
+export function checkPolicyDocument(document: unknown, name: string, options: LoadPolicyOptions = {}): LoadedPolicy {
   try {
     const policy = compilePolicy(document, { source: name, strict: options.strict === true });
     const rules = (document as { rules?: unknown }).rules;
@@ -39,10 +45,11 @@ export function formatWarnings(name: string, warnings: readonly PolicyIssue[]): 
   return warnings.map((issue) => (issue.path ? `${name}: ${issue.path}: warning: ${issue.message}` : `${name}: warning: ${issue.message}`)).join('\n');
 }
 
-/** `validate policies/*.json` also globs cases files and manifests: name them instead of listing schema noise. */
+/** A cases file or a manifest where a policy belongs: name it instead of listing schema noise. */
 function recognizeOtherFile(document: unknown): string | undefined {
-  if (document === null || typeof document !== 'object' || 'version' in document) return undefined;
-  if ('cases' in document && 'policy' in document) return 'this is a cases file, not a policy (run it with "mcp-gate test")';
-  if ('primitives' in document) return 'this is a manifest, not a policy (pass it as --manifest)';
+  const kind = recognizeFileKind(document);
+  if (kind === 'cases') return 'this is a cases file, not a policy (run it with "mcp-gate test")';
+  if (kind === 'manifest') return 'this is a manifest, not a policy (pass it as --manifest)';
+  if (kind === 'json-schema') return 'this is a JSON Schema, not a policy';
   return undefined;
 }

@@ -1,4 +1,6 @@
+import { readdirSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
+import { createPolicyJsonSchema } from '../../src/index.js';
 import { json, runInRepository, runWith } from './memory-io.js';
 
 const validPolicy = json({ version: 1, default: 'allow', rules: [{ id: 'no-canary', effect: 'deny', appliesTo: { groups: ['canary'] } }] });
@@ -119,20 +121,77 @@ describe('mcp-gate validate', () => {
     expect(result.stderr).toBe('missing.json: no such file\n');
   });
 
-  it('names a cases file or a manifest passed by mistake', async () => {
+  it('checks a cases file as "mcp-gate test" reads it, and a manifest as "mcp-gate manifest" writes it', async () => {
+    const primitive = { kind: 'tool', name: 'deploy', groups: ['canary'] };
     const result = await runWith(['validate', 'a.cases.json', 'm.json'], {
+      'a.cases.json': json({ policy: './a.json', cases: [{ name: 'hidden', context: 'cursor', primitive, expect: { allowed: false } }] }),
+      'm.json': json({ server: { name: 'demo' }, primitives: [primitive, { kind: 'prompt', name: 'review' }] }),
+    });
+    expect(result).toEqual({ code: 0, stdout: 'a.cases.json: valid cases file (1 case for a.json)\nm.json: valid manifest (2 primitives)\n', stderr: '' });
+  });
+
+  it('lists the problems of a cases file and a manifest as FILE: PATH: MESSAGE', async () => {
+    const primitive = { kind: 'tool', name: 'deploy' };
+    const result = await runWith(['validate', 'a.cases.json', 'm.json'], {
+      'a.cases.json': json({ policy: './a.json', cases: [{ name: 'x', primitive, expect: {} }, { name: 'x', primitive, expect: { allowed: true } }] }),
+      'm.json': json({ primitives: [primitive, { kind: 'widget', name: 'y' }] }),
+    });
+    expect(result.code).toBe(1);
+    expect(result.stdout).toBe('');
+    expect(result.stderr).toBe(
+      [
+        'a.cases.json: cases[0].expect.allowed: Invalid input: expected boolean, received undefined',
+        'm.json: primitives[1].kind: Invalid option: expected one of "tool"|"prompt"|"resource"|"resourceTemplate"',
+        '',
+      ].join('\n'),
+    );
+  });
+
+  it('accepts the policy JSON Schema this mcp-gate generates and rejects any other JSON Schema', async () => {
+    const schema = { $schema: 'https://json-schema.org/draft/2020-12/schema', type: 'object' };
+    const result = await runWith(['validate', 'policy.schema.json', 'other.schema.json'], {
+      'policy.schema.json': json(createPolicyJsonSchema()),
+      'other.schema.json': json(schema),
+    });
+    expect(result).toEqual({
+      code: 1,
+      stdout: 'policy.schema.json: valid JSON Schema (the policy schema of this mcp-gate)\n',
+      stderr: 'other.schema.json: a JSON Schema, but not the policy schema of this mcp-gate (an out-of-date copy, or another schema)\n',
+    });
+  });
+
+  it('names a file of no known kind and the kinds it expected', async () => {
+    const result = await runWith(['validate', 'list.json', 'package.json'], { 'list.json': '[]\n', 'package.json': json({ name: 'x', version: '1.0.0' }) });
+    const expected =
+      'not a file mcp-gate knows: expected a policy ("version": 1, "default", "rules"), a cases file ("policy", "cases"), a manifest ("primitives") or a JSON Schema ("$schema" of json-schema.org)';
+    expect(result).toEqual({ code: 1, stdout: '', stderr: `list.json: ${expected}\npackage.json: ${expected}\n` });
+  });
+
+  it('checks every shipped file of policies/ as its kind (the README example), and exits 0', async () => {
+    const files = readdirSync(new URL('../../policies/', import.meta.url)).filter((file) => file.endsWith('.json')).sort();
+    const result = await runInRepository(['validate', ...files.map((file) => `policies/${file}`)]);
+    expect(result.stderr).toBe('');
+    expect(result.code).toBe(0);
+    const kinds = result.stdout.split('\n').filter(Boolean).map((line) => /^policies\/[\w.-]+: valid (cases file|manifest|JSON Schema|\()/.exec(line)?.[1]);
+    expect(kinds.filter((kind) => kind === '(')).toHaveLength(7);
+    expect(kinds.filter((kind) => kind === 'cases file')).toHaveLength(7);
+    expect(kinds.filter((kind) => kind === 'manifest')).toHaveLength(1);
+    expect(kinds.filter((kind) => kind === 'JSON Schema')).toHaveLength(1);
+    expect(kinds).toHaveLength(files.length);
+  });
+
+  it('still names a cases file or a manifest given where a policy belongs', async () => {
+    const result = await runWith(['explain', '--policy', 'a.cases.json', '--manifest', 'm.json'], {
       'a.cases.json': json({ policy: './a.json', cases: [] }),
       'm.json': json({ primitives: [] }),
     });
     expect(result.code).toBe(1);
-    expect(result.stderr).toBe(
-      'a.cases.json: this is a cases file, not a policy (run it with "mcp-gate test")\nm.json: this is a manifest, not a policy (pass it as --manifest)\n',
-    );
+    expect(result.stderr).toBe('a.cases.json: this is a cases file, not a policy (run it with "mcp-gate test")\n');
   });
 
   it('exits 2 when no file is given', async () => {
     const result = await runWith(['validate']);
-    expect(result).toEqual({ code: 2, stdout: '', stderr: 'mcp-gate validate: no policy files given; see "mcp-gate validate --help"\n' });
+    expect(result).toEqual({ code: 2, stdout: '', stderr: 'mcp-gate validate: no files given; see "mcp-gate validate --help"\n' });
   });
 
   it('accepts every shipped policy, even with --strict', async () => {
