@@ -49,6 +49,11 @@ export const contextOptionSpecs = {
   header: { type: 'string', multiple: true, value: 'NAME=VALUE', description: 'a request header (repeatable), e.g. x-canary=1' },
 } as const satisfies OptionSpecs;
 
+/** contextOptionSpecs as a command's usage line shows them, `[--client-name NAME] … [--header NAME=VALUE]…`, so a new option appears there too. */
+export const contextOptionsUsage = Object.entries(contextOptionSpecs)
+  .map(([name, spec]) => `[--${name} ${spec.value}]${'multiple' in spec ? '…' : ''}`)
+  .join(' ');
+
 /** `--context`, and the explicit options that override its fields. */
 export interface ContextOptions {
   /** `--context` as given, or `{}`. */
