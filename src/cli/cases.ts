@@ -1,36 +1,18 @@
 import { dirname, resolve } from 'node:path';
 import { z } from 'zod';
-import { createRequestContext, type RequestContext, type RequestContextInput } from '../core/context.js';
+import { createRequestContext, requestContextSchema, type RequestContext, type RequestContextInput } from '../core/context.js';
 import { toPolicyIssues } from '../core/policy/schema.js';
 import type { Decision, Policy } from '../core/policy/types.js';
 import { displayPath, formatIssues, InputError, readJson, resolvePath, type CliIo } from './io.js';
 import { manifestPrimitiveSchema, toMetadata } from './manifest.js';
 import { findClientProfile, profileContext } from '../profiles/client-profiles.js';
 
-const stringRecord = z.record(z.string(), z.string());
-
 /** A RequestContextInput as JSON: what `createRequestContext` takes (also `--context` of explain and diff). */
 export const requestContextInputSchema = z.strictObject({
-  request: z
-    .strictObject({
-      method: z.string().optional(),
-      headers: stringRecord.optional(),
-      endpoint: z.string().optional(),
-      sessionId: z.string().optional(),
-      protocolVersion: z.string().optional(),
-    })
-    .optional(),
-  client: z
-    .strictObject({ name: z.string().optional(), version: z.string().optional(), capabilities: z.record(z.string(), z.unknown()).optional() })
-    .optional(),
-  auth: z
-    .strictObject({
-      clientId: z.string().optional(),
-      subject: z.string().optional(),
-      scopes: z.array(z.string()).optional(),
-      claims: z.record(z.string(), z.unknown()).optional(),
-    })
-    .optional(),
+  // The context's own schema with every field optional, so a field added there is accepted here.
+  request: requestContextSchema.shape.request.partial().optional(),
+  client: requestContextSchema.shape.client.partial().optional(),
+  auth: requestContextSchema.shape.auth.partial().optional(),
 });
 
 /** A RequestContextInput, plus `profile`: a real client whose name, capabilities and protocol version come first. */

@@ -43,18 +43,24 @@ export const contextOptionSpecs = {
   'client-version': { type: 'string', value: 'V', description: `the client's version (clientInfo.version), e.g. for sem_ver rules` },
   scope: { type: 'string', multiple: true, value: 'S', description: 'an OAuth scope of the caller (repeatable, or space-separated)' },
   subject: { type: 'string', value: 'ID', description: 'auth.subject: the user the token is for' },
+  issuer: { type: 'string', value: 'URL', description: `auth.issuer: who issued the token (its "iss" claim), e.g. https://idp.example.com` },
   'client-id': { type: 'string', value: 'ID', description: 'auth.clientId: the OAuth client the token was issued to' },
   claims: { type: 'string', value: 'JSON', description: `auth.claims, e.g. '{"org": "acme"}'` },
   context: { type: 'string', value: 'JSON', description: 'a whole RequestContextInput {request, client, auth}; the other options override its fields' },
   header: { type: 'string', multiple: true, value: 'NAME=VALUE', description: 'a request header (repeatable), e.g. x-canary=1' },
 } as const satisfies OptionSpecs;
 
+/** contextOptionSpecs as a command's usage line shows them, `[--client-name NAME] … [--header NAME=VALUE]…`, so a new option appears there too. */
+export const contextOptionsUsage = Object.entries(contextOptionSpecs)
+  .map(([name, spec]) => `[--${name} ${spec.value}]${'multiple' in spec ? '…' : ''}`)
+  .join(' ');
+
 /** `--context`, and the explicit options that override its fields. */
 export interface ContextOptions {
   /** `--context` as given, or `{}`. */
   readonly context: RequestContextInput;
   readonly contextGiven: boolean;
-  /** Fields set by `--client-name`, `--client-version`, `--scope`, `--subject`, `--client-id`, `--claims` (only those given). */
+  /** Fields set by `--client-name`, `--client-version`, `--scope`, `--subject`, `--issuer`, `--client-id`, `--claims` (only those given). */
   readonly overrides: { readonly client: Partial<RequestContext['client']>; readonly auth: Partial<RequestContext['auth']> };
   /** The headers of `--context`, names lower-cased as the gate sees them. */
   readonly contextHeaders: Record<string, string>;
@@ -66,7 +72,7 @@ export function readContextOptions(args: ParsedArgs, command: string): ContextOp
   const contextText = args.string('context');
   const context = contextText === undefined ? {} : parseContext(contextText, command);
   const client: { name?: string; version?: string } = {};
-  const auth: { scopes?: string[]; subject?: string; clientId?: string; claims?: Record<string, unknown> } = {};
+  const auth: { scopes?: string[]; subject?: string; issuer?: string; clientId?: string; claims?: Record<string, unknown> } = {};
   const name = args.string('client-name');
   if (name !== undefined) client.name = name;
   const version = args.string('client-version');
@@ -80,6 +86,8 @@ export function readContextOptions(args: ParsedArgs, command: string): ContextOp
   }
   const subject = args.string('subject');
   if (subject !== undefined) auth.subject = subject;
+  const issuer = args.string('issuer');
+  if (issuer !== undefined) auth.issuer = issuer;
   const clientId = args.string('client-id');
   if (clientId !== undefined) auth.clientId = clientId;
   const claims = args.string('claims');
@@ -121,11 +129,12 @@ export function combineContext(options: ContextOptions, client: RequestContextIn
   };
 }
 
-/** `scopes: read, beta`, `subject: user-17`, … for the auth fields that are set. */
+/** `scopes: read, beta`, `subject: user-17`, `issuer: https://…`, … for the auth fields that are set. */
 export function describeAuth(auth: RequestContextInput['auth']): string[] {
   const parts: string[] = [];
   if (auth?.scopes !== undefined) parts.push(`scopes: ${auth.scopes.length > 0 ? auth.scopes.join(', ') : 'none'}`);
   if (auth?.subject !== undefined) parts.push(`subject: ${auth.subject}`);
+  if (auth?.issuer !== undefined) parts.push(`issuer: ${auth.issuer}`);
   if (auth?.clientId !== undefined) parts.push(`client id: ${auth.clientId}`);
   if (auth?.claims !== undefined) parts.push(`claims: ${JSON.stringify(auth.claims)}`);
   return parts;

@@ -23,6 +23,8 @@ export interface RequestContext {
   readonly auth: {
     readonly clientId?: string | undefined;
     readonly subject?: string | undefined;
+    /** Who issued the token (its `iss` claim), e.g. `https://idp.example.com`. */
+    readonly issuer?: string | undefined;
     readonly scopes: readonly string[];
     readonly claims: Readonly<Record<string, unknown>>;
   };
@@ -67,6 +69,7 @@ export const requestContextSchema = z.strictObject({
   auth: z.strictObject({
     clientId: z.string().optional(),
     subject: z.string().optional(),
+    issuer: z.string().optional(),
     scopes: z.array(z.string()),
     claims: z.record(z.string(), z.unknown()),
   }),
@@ -189,7 +192,13 @@ function buildContext(input: RequestContextInput, plan: ContextPlan, reading: Re
   reading.path = 'auth.claims';
   const claims = plan.claims ? copyClaims(auth?.claims) : emptyRecord;
   reading.path = 'auth';
-  const builtAuth = Object.freeze({ clientId: stringOr(auth?.clientId, undefined), subject: stringOr(auth?.subject, undefined), scopes, claims });
+  const builtAuth = Object.freeze({
+    clientId: stringOr(auth?.clientId, undefined),
+    subject: stringOr(auth?.subject, undefined),
+    issuer: stringOr(auth?.issuer, undefined),
+    scopes,
+    claims,
+  });
   const source = plan === wholeContext ? undefined : input;
   return new FrozenRequestContext(builtRequest, builtClient, builtAuth, new RequestMemo(declared?.memo), source);
 }

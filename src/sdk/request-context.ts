@@ -1,5 +1,6 @@
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { createPlannedRequestContext, wholeContext, type ContextPlan, type RequestContext } from '../core/context.js';
+import { authOfToken } from '../adapter/token-auth.js';
 import type { SdkExtra } from './server-internals.js';
 
 /**
@@ -34,9 +35,6 @@ export function buildRequestContext(method: string, extra: SdkExtra, server: Ser
   const headers = requestInfo?.headers ?? {};
   const protocolVersion = headers['mcp-protocol-version'];
   const clientVersion = server.getClientVersion();
-  const authInfo = extra.authInfo;
-  const claims = authInfo?.extra;
-  const subject = claims?.['sub'];
   return createPlannedRequestContext(
     {
       request: {
@@ -51,12 +49,7 @@ export function buildRequestContext(method: string, extra: SdkExtra, server: Ser
         version: clientVersion?.version,
         capabilities: server.getClientCapabilities() as Record<string, unknown> | undefined,
       },
-      auth: {
-        clientId: authInfo?.clientId,
-        subject: typeof subject === 'string' ? subject : undefined,
-        scopes: authInfo?.scopes ?? [],
-        claims: claims ?? {},
-      },
+      auth: authOfToken(extra.authInfo),
     },
     plan,
   );

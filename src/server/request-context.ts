@@ -1,6 +1,7 @@
 import type { AuthInfo, McpServer } from '@modelcontextprotocol/server';
 import { createPlannedRequestContext, wholeContext, type ContextPlan, type RequestContext, type RequestContextInput } from '../core/context.js';
 import type { RequestEnvelope } from '../adapter/envelope.js';
+import { authOfToken } from '../adapter/token-auth.js';
 
 /** Where one request's facts come from; each field belongs to that request alone. */
 export interface RequestSources {
@@ -27,8 +28,6 @@ export function buildRequestContext(sources: RequestSources, server: McpServer, 
   // A session's context is kept and later rebuilt whole for a new policy (gate-runtime.ts), so
   // it keeps every header in its input; a stateless request's context dies with the request.
   const headers = httpRequest === undefined ? {} : headersOf(httpRequest.headers, sources.sessionId === undefined ? plan : wholeContext);
-  const claims = authInfo?.extra;
-  const subject = claims?.['sub'];
   const legacyClient = envelope === undefined ? server.server.getClientVersion() : undefined;
   const input: RequestContextInput = {
     request: {
@@ -46,12 +45,7 @@ export function buildRequestContext(sources: RequestSources, server: McpServer, 
             capabilities: server.server.getClientCapabilities() as Record<string, unknown> | undefined,
           }
         : { name: envelope.clientName, version: envelope.clientVersion, capabilities: envelope.capabilities },
-    auth: {
-      clientId: authInfo?.clientId,
-      subject: typeof subject === 'string' ? subject : undefined,
-      scopes: authInfo?.scopes ?? [],
-      claims: claims ?? {},
-    },
+    auth: authOfToken(authInfo),
   };
   return createPlannedRequestContext(input, plan);
 }

@@ -2,7 +2,7 @@ import type { PrimitiveMetadata } from '../../core/context.js';
 import type { Command } from '../command.js';
 import { writeLines } from '../command.js';
 import type { RequestContextInput } from '../../core/context.js';
-import { combineContext, contextOptionSpecs, defaultEndpoint, describeAuth, profileChoice, readContextOptions, type ClientChoice, type ContextOptions } from '../context-options.js';
+import { combineContext, contextOptionSpecs, contextOptionsUsage, defaultEndpoint, describeAuth, profileChoice, readContextOptions, type ClientChoice, type ContextOptions } from '../context-options.js';
 import { decideAll, servedKey } from '../decisions.js';
 import { exitCodes, loadAll, UsageError } from '../io.js';
 import { describeMetadata, loadPrimitives, serverOptionSpecs } from '../manifest.js';
@@ -28,7 +28,7 @@ interface Change {
 export const diffCommand: Command = {
   name: 'diff',
   summary: 'show which primitives appear or disappear for real clients when a policy changes',
-  usage: 'mcp-gate diff <old.json> <new.json> (--manifest FILE | --server MODULE) [--client NAME]… [--client-name NAME] [--client-version V] [--scope S]… [--subject ID] [--client-id ID] [--claims JSON] [--context JSON] [--header NAME=VALUE]… [--endpoint PATH]… [--json] [--exit-code]',
+  usage: `mcp-gate diff <old.json> <new.json> (--manifest FILE | --server MODULE) [--client NAME]… ${contextOptionsUsage} [--endpoint PATH]… [--json] [--exit-code]`,
   description: [
     'Evaluates both policies for every client profile (or each --client) on every --endpoint',
     `(default ${defaultEndpoint}), without headers and, when --header is given, with all given headers,`,

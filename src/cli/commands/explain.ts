@@ -1,7 +1,7 @@
 import type { RequestContextInput } from '../../core/context.js';
 import type { Command } from '../command.js';
 import { writeLines } from '../command.js';
-import { chooseClient, combineContext, contextOptionSpecs, defaultEndpoint, describeAuth, readContextOptions, type ClientChoice } from '../context-options.js';
+import { chooseClient, combineContext, contextOptionSpecs, contextOptionsUsage, defaultEndpoint, describeAuth, readContextOptions, type ClientChoice } from '../context-options.js';
 import { decideAll, type PrimitiveDecision } from '../decisions.js';
 import { exitCodes, loadAll, UsageError } from '../io.js';
 import { loadPrimitives, serverOptionSpecs } from '../manifest.js';
@@ -14,7 +14,7 @@ const command = 'mcp-gate explain';
 export const explainCommand: Command = {
   name: 'explain',
   summary: 'show every primitive for one request: visible or hidden, and why',
-  usage: 'mcp-gate explain --policy FILE (--manifest FILE | --server MODULE) [--client NAME | --capabilities JSON] [--client-name NAME] [--client-version V] [--scope S]… [--subject ID] [--client-id ID] [--claims JSON] [--context JSON] [--header NAME=VALUE]… [--endpoint PATH] [--json]',
+  usage: `mcp-gate explain --policy FILE (--manifest FILE | --server MODULE) [--client NAME | --capabilities JSON] ${contextOptionsUsage} [--endpoint PATH] [--json]`,
   description: [
     'Evaluates the policy for one request against every primitive of a manifest and prints a table:',
     'kind, name, version, whether the client sees it, and what decided (a rule, the default, or an',

@@ -37,9 +37,11 @@ const contextFields = [
   'primitive.requires.capabilities',
   'primitive.requires.headers',
   'primitive.endpoints',
+  // Fields added later go here, at the end, so no case is renumbered (test/core/policy/context-readers.test.ts checks each).
+  'auth.issuer',
 ] as const;
 /** A header (the key is its name): the case after the fields in readContextField, as a literal there. */
-const headerField = 27;
+const headerField = 28;
 
 /**
  * Field `field` of the context or the primitive (undefined when absent). The cases are number
@@ -78,7 +80,8 @@ export function readContextField(field: number, key: string, data: unknown, meta
     case 24: return primitive.requires.capabilities;
     case 25: return primitive.requires.headers;
     case 26: return primitive.endpoints;
-    case 27: {
+    case 27: return context.auth.issuer;
+    case 28: {
       const value = context.request.headers[key];
       return typeof value === 'string' ? value : undefined;
     }

@@ -33,7 +33,7 @@ const clientShape: PathShape = {
 };
 const authShape: PathShape = {
   kind: 'record',
-  fields: { clientId: text, subject: text, scopes: textList, claims: { kind: 'free' } },
+  fields: { clientId: text, subject: text, issuer: text, scopes: textList, claims: { kind: 'free' } },
 };
 const primitiveShape: PathShape = {
   kind: 'record',

@@ -85,7 +85,7 @@ describe('context fields read by the field switch', () => {
   const sample = context({
     request: { method: 'tools/call', endpoint: '/mcp/admin', sessionId: 's-1', protocolVersion: '2025-11-25', headers: { 'X-Tenant': 'acme', 'x-beta': 'on' } },
     client: { name: 'cursor', version: '2.1.0', capabilities: { sampling: {}, elicitation: { url: {} } } },
-    auth: { clientId: 'c-1', subject: 'alice@example.com', scopes: ['read', 'admin'], claims: { org: 'acme', level: 3 } },
+    auth: { clientId: 'c-1', subject: 'alice@example.com', issuer: 'https://idp.example.com', scopes: ['read', 'admin'], claims: { org: 'acme', level: 3 } },
   });
   const resource = primitive('resourceTemplate', 'files', {
     version: '1.2.0',
@@ -99,7 +99,7 @@ describe('context fields read by the field switch', () => {
     'client', 'client.name', 'client.version', 'client.capabilities', 'auth', 'auth.clientId', 'auth.subject', 'auth.scopes',
     'auth.claims', 'primitive', 'primitive.kind', 'primitive.name', 'primitive.uri', 'primitive.uriTemplate',
     'primitive.version', 'primitive.groups', 'primitive.tags', 'primitive.requires', 'primitive.requires.capabilities',
-    'primitive.requires.headers', 'primitive.endpoints', 'tool.name', 'request.headers.x-tenant', 'request.headers.x-beta',
+    'primitive.requires.headers', 'primitive.endpoints', 'auth.issuer', 'tool.name', 'request.headers.x-tenant', 'request.headers.x-beta',
     'request.headers.x-none', 'auth.claims.org', 'auth.claims.level', 'client.capabilities.elicitation.url',
     'primitive.requires.headers.x-tenant', 'request.nope', 'client.name.length',
   ];

@@ -30,7 +30,7 @@ describe('contextShape', () => {
     const context = createRequestContext({
       request: { method: 'tools/call', headers: { 'x-a': '1' }, endpoint: '/mcp', sessionId: 's', protocolVersion: '2025-11-25' },
       client: { name: 'c', version: '1.0.0', capabilities: { sampling: {} } },
-      auth: { clientId: 'id', subject: 'sub', scopes: ['a'], claims: { org: 'x' } },
+      auth: { clientId: 'id', subject: 'sub', issuer: 'https://issuer', scopes: ['a'], claims: { org: 'x' } },
     });
     const real = ['request', 'client', 'auth'].flatMap((root) => valuePaths(context[root as 'request'], root, freeForm));
     const known = ['request', 'client', 'auth'].flatMap((root) => fieldPaths(contextShape[root]!, root));
