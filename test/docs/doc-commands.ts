@@ -82,7 +82,12 @@ function expandGlob(word: string): string[] {
  */
 export function sourceOf(absolutePath: string): string {
   const path = relative(repositoryRoot, absolutePath);
-  const aliases: Record<string, string> = { 'demo.json': 'policies/demo.json', 'demo.manifest.json': 'policies/demo.manifest.json' };
+  const aliases: Record<string, string> = {
+    'demo.json': 'policies/demo.json',
+    'demo.manifest.json': 'policies/demo.manifest.json',
+    // Not under fixtures/dist: .gitignore drops every dist/ folder.
+    'dist/server.js': 'test/docs/fixtures/invalid-metadata-server.js',
+  };
   if (existsSync(join(fixtures, path))) return join(fixtures, path);
   if (aliases[path] !== undefined) return join(repositoryRoot, aliases[path]);
   const built = /^dist\/(.+)\.js$/.exec(path);
