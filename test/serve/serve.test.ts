@@ -165,6 +165,27 @@ describe('mcp-gate serve --watch', () => {
     expect(await toolNames(client)).toContain('deploy_preview');
     await client.close();
   });
+  it('prints the problems of an invalid file once, however often the unchanged file is touched', async () => {
+    const policy = await directory.write('policy.json', hideCanary);
+    const serving = await serve(['--policy', policy, '--watch']);
+    const invalid = JSON.stringify({ ...allowAll, rules: [{ id: 'x', effect: 'allow', when: { startswith: [1, 2] } }] });
+    await directory.writeText('policy.json', invalid);
+    await waitFor('the rejection on stderr', () => (/not valid/.test(serving.stderr()) ? true : undefined));
+    // Saved again unchanged, past the watcher's 100 ms debounce each time: handled, and quiet.
+    for (let touch = 0; touch < 2; touch++) {
+      await directory.writeText('policy.json', invalid);
+      await new Promise((resolve) => setTimeout(resolve, 400));
+    }
+    // Events are handled in order: once this reload is in, the touches before it were handled.
+    await directory.write('policy.json', allowAll);
+    await waitFor('the reload after the touches', () => (/reloaded/.test(serving.stderr()) ? true : undefined));
+    expect(serving.stderr().match(/not valid/g)).toHaveLength(1);
+    expect(serving.stderr().match(/unknown operator "startswith"/g)).toHaveLength(1);
+
+    // After a good file, the same invalid text is news again.
+    await directory.writeText('policy.json', invalid);
+    await waitFor('the second rejection', () => ((serving.stderr().match(/not valid/g)?.length ?? 0) >= 2 ? true : undefined));
+  });
 });
 
 describe('mcp-gate serve --decision-log', () => {

@@ -210,22 +210,29 @@ function noteCredentialHeaders(settings: ServeSettings, note: (text: string) => 
  * Reloads on change: the new file is read and compiled in full before `setPolicy` swaps it in,
  * so a request sees either the old policy or the new one. An unreadable or invalid file changes
  * nothing but a message; a change that leaves the revision as it was (whitespace) is ignored.
+ * The text last rejected is remembered, so a later event on the unchanged file (a touch, a save
+ * without edits, an editor's backup write) does not print the same problems again.
  */
 function watchPolicy(io: CliIo, policyName: string, gate: Gate, note: (text: string) => void) {
   const absolutePath = resolvePath(io, policyName);
+  let rejectedText: string | undefined;
   const watcher = watchFile(
     absolutePath,
     async () => {
       const before = gate.policy.revision;
+      const text = await io.readFile(absolutePath).catch(() => undefined);
+      if (text !== undefined && text === rejectedText) return;
       let loaded;
       try {
         loaded = await loadPolicy(io, absolutePath);
       } catch (error) {
         if (!(error instanceof InputError)) throw error;
+        rejectedText = text;
         note(`${policyName} changed but is not valid; still serving revision ${before}`);
         writeLines(io.stderr, error.message);
         return;
       }
+      rejectedText = undefined;
       if (loaded.policy.revision === before) return;
       await gate.setPolicy(loaded.policy);
       note(`${policyName} reloaded: revision ${before} → ${loaded.policy.revision}`);
