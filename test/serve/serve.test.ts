@@ -44,6 +44,11 @@ describe('mcp-gate serve over HTTP', () => {
     expect(serving.stderr()).toMatch(/^mcp-gate serve: policy policies\/demo\.json \(revision [0-9a-f]{16}\) in front of the demo server: 13 primitives\n/);
   });
 
+  it('counts one primitive in the singular', async () => {
+    const serving = await serve(['--policy', 'policies/demo.json', '--server', 'test/serve/fixtures/one-tool.js', '--stateless']);
+    expect(serving.stderr()).toMatch(/in front of \S*one-tool\.js createServer\(\): 1 primitive\n/);
+  });
+
   it('serves a server module with its metadata export, and --stateless serves without sessions', async () => {
     const serving = await serve(['--policy', 'policies/canary-by-header.json', '--server', 'test/cli/fixtures/server-module.js', '--stateless']);
     const client = await connectClient(serving.url);
