@@ -5,10 +5,10 @@
 // round. The answers are checked to be identical but for the name before any timing. Prints the
 // medians side by side: hidden − unknown should be within the noise of unknown − unknown. (Before
 // the log was written off the response path, hidden − unknown was 165–190 µs here; with the
-// explanation still built in the request, 30–45 µs.) The cases run in one cyclic order, so
-// unknownA always follows the hidden call and pays whatever its deferred log line costs: compare
-// hidden − unknownB with the noise floor. bench/decision-event-cost.ts measures the gate's own
-// part in process, without HTTP noise.
+// explanation still built in the request, 30–45 µs.) The rotation puts unknownA right after
+// the hidden call two times in three, so it pays more of the deferred log line written after
+// that call (about 20 µs more than unknownB here): unknownB − unknownA carries that, not only
+// noise. bench/decision-event-cost.ts measures the gate's own part in process, without HTTP.
 // TIMING_NO_LOG=1 serves without --decision-log, for comparison.
 //
 //   TIMING_ROUNDS (default 3000)
