@@ -5,10 +5,11 @@ import { diffCommand } from './commands/diff.js';
 import { explainCommand } from './commands/explain.js';
 import { manifestCommand } from './commands/manifest.js';
 import { profilesCommand } from './commands/profiles.js';
+import { serveCommand } from './commands/serve.js';
 import { testCommand } from './commands/test.js';
 import { validateCommand } from './commands/validate.js';
 import { exitCodes, InputError, UsageError, type CliIo } from './io.js';
-import { importPeer, MissingPeerError, missingPeerExitCode } from './peers.js';
+import { MissingPeerError, missingPeerExitCode } from './peers.js';
 import { closeMatches } from '../core/logic/suggest.js';
 
 export type { CliIo } from './io.js';
@@ -25,8 +26,8 @@ function loaded(command: Command): CommandEntry {
 }
 
 /**
- * Every command. serve's module imports the v1 SDK at its top (it serves through it), so it loads
- * only when serve runs or shows its help, and the other commands and the list run without the SDK.
+ * Every command. No command module imports the v1 SDK at its top: serve loads it when it runs
+ * (serve-runtime.ts, through importPeer), so the list and every help run without the SDK.
  */
 export const commandEntries: readonly CommandEntry[] = [
   loaded(validateCommand),
@@ -34,11 +35,7 @@ export const commandEntries: readonly CommandEntry[] = [
   loaded(testCommand),
   loaded(diffCommand),
   loaded(manifestCommand),
-  {
-    name: 'serve',
-    summary: 'serve a gated MCP server over Streamable HTTP on 127.0.0.1, or over stdio',
-    load: () => importPeer('@modelcontextprotocol/sdk', 'mcp-gate serve', async () => (await import('./commands/serve.js')).serveCommand),
-  },
+  loaded(serveCommand),
   loaded(profilesCommand),
 ];
 

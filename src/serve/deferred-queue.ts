@@ -10,8 +10,9 @@ export interface DeferredQueue<T> {
  * produced them has been handed to its socket. The decision log uses it so that formatting and
  * writing a line — on every decided call but never on a name the server does not have — is not
  * on the response path, where its time told a hidden tool from an unknown name: 165–190 µs over
- * loopback before, 30–45 µs after (bench/decision-log-timing.ts). A throwing `consume` goes to
- * `onError`; the rest still run.
+ * loopback before, 30–45 µs after; with the event's explanation computed here too rather than in
+ * the request (decision-events.ts), within the noise of two unknown names
+ * (bench/decision-log-timing.ts). A throwing `consume` goes to `onError`; the rest still run.
  */
 export function deferToIdle<T>(consume: (item: T) => void, onError: (error: unknown) => void): DeferredQueue<T> {
   let queued: T[] = [];

@@ -4,6 +4,7 @@ import type { AddressInfo } from 'node:net';
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import type { Gate } from '../sdk/index.js';
+import { defaultMaxSessions, defaultSessionIdleTimeoutMs } from './session-limits.js';
 
 export interface HttpHostOptions {
   /** Builds one McpServer; called once per session (stateful) or per request (stateless). */
@@ -47,8 +48,7 @@ export interface HttpHost {
   close(): Promise<void>;
 }
 
-export const defaultMaxSessions = 1_000;
-export const defaultSessionIdleTimeoutMs = 5 * 60_000;
+export { defaultMaxSessions, defaultSessionIdleTimeoutMs } from './session-limits.js';
 
 interface Session {
   readonly transport: StreamableHTTPServerTransport;

@@ -1,4 +1,5 @@
 import { readFileSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { importPeer, MissingPeerError, missingPackage, optionalPeers } from '../../src/cli/peers.js';
 import { commandEntries } from '../../src/cli/run.js';
@@ -55,12 +56,42 @@ describe('missingPackage', () => {
   });
 });
 
+/**
+ * The modules a file loads when it is imported: static imports and re-exports, not `import type`
+ * and not `import()` (what a command loads when it runs), followed through relative specifiers.
+ */
+function staticImportGraph(entry: string): Map<string, string[]> {
+  const graph = new Map<string, string[]>();
+  const pending = [resolve(entry)];
+  while (pending.length > 0) {
+    const file = pending.pop()!;
+    if (graph.has(file)) continue;
+    const text = readFileSync(file, 'utf8');
+    const specifiers = [...text.matchAll(/^(?:import|export)\s+(?!type\b)(?:[^;'"]*?\sfrom\s+)?['"]([^'"]+)['"]/gm)].map((match) => match[1]!);
+    graph.set(file, specifiers);
+    for (const specifier of specifiers) if (specifier.startsWith('.')) pending.push(resolve(dirname(file), specifier.replace(/\.js$/, '.ts')));
+  }
+  return graph;
+}
+
 describe('commandEntries', () => {
-  it('lists each command under the name and summary its module gives it', async () => {
-    for (const entry of commandEntries) {
-      const command = await entry.load();
-      expect({ name: entry.name, summary: entry.summary }).toEqual({ name: command.name, summary: command.summary });
-    }
+  it('loads the command list and every command module, serve included, without importing an MCP SDK', () => {
+    const graph = staticImportGraph('src/cli/run.ts');
+    expect([...graph.keys()].some((file) => file.endsWith('src/cli/commands/serve.ts'))).toBe(true);
+    const sdkImports = [...graph].flatMap(([file, specifiers]) => specifiers.filter((specifier) => specifier.startsWith('@modelcontextprotocol/')).map((specifier) => `${file} imports ${specifier}`));
+    expect(sdkImports).toEqual([]);
+  });
+
+  it('sees an SDK import where there is one (the scan cannot pass by finding nothing)', () => {
+    const graph = staticImportGraph('src/cli/commands/serve-runtime.ts');
+    expect(graph.get(resolve('src/cli/commands/serve-runtime.ts'))).toContain('@modelcontextprotocol/sdk/server/stdio.js');
+  });
+
+  it('shows serve in the list and its help', async () => {
+    expect(commandEntries.map((entry) => entry.name)).toContain('serve');
+    const result = await runWith(['serve', '--help'], {});
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stdout).toMatch(/^Usage: mcp-gate serve --policy FILE/);
   });
 });
 

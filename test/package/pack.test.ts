@@ -149,7 +149,11 @@ describe('the packed package', () => {
 
     expect(await mcpGate('validate', policy)).toMatchObject({ code: 0, stderr: '' });
     expect(await mcpGate('explain', '--policy', policy, '--server', demoServer)).toEqual({ code: 3, stdout: '', stderr: missingV1(demoServer) });
-    expect(await mcpGate('serve', '--help')).toEqual({ code: 3, stdout: '', stderr: missingV1('mcp-gate serve') });
+    // serve's help needs no SDK; serving does, and says which one to install.
+    const serveHelp = await mcpGate('serve', '--help');
+    expect(serveHelp).toMatchObject({ code: 0, stderr: '' });
+    expect(serveHelp.stdout).toMatch(/^Usage: mcp-gate serve /);
+    expect(await mcpGate('serve', '--policy', policy, '--port', '0')).toEqual({ code: 3, stdout: '', stderr: missingV1('mcp-gate serve') });
   }, 240_000);
 
   it('imports mcp-gate/sdk and reads a server module with only the v1 SDK installed', async () => {

@@ -96,7 +96,7 @@ describe('onDecision', () => {
     expect(errors.map((error) => error.message)).toEqual(['decision log is full', 'decision log is full']);
   });
 
-  it('costs no explain when no one listens, one per event when someone does, and never uses policy.contextKey', async () => {
+  it('costs no explain when no one listens, none inside the request when someone does, one per event read, and never uses policy.contextKey', async () => {
     const quiet = instrumentedPolicy(document);
     const { client } = await connectGated({ policy: quiet.policy });
     await client.listTools();
@@ -113,6 +113,9 @@ describe('onDecision', () => {
     await second.client.callTool({ name: 'echo', arguments: { text: 'x' } });
     await second.client.callTool({ name: 'admin-reset', arguments: { confirm: true } });
     expect(events.map((event) => event.method)).toEqual(['tools/list', 'tools/call', 'tools/call']);
+    // The explanation waits until a listener reads it (serve's log does so after the response).
+    expect(listened.explains()).toBe(0);
+    expect(events.map((event) => [event.reason, event.message, event.ruleId, event.reason])).toHaveLength(3);
     expect(listened.explains()).toBe(2);
   });
 

@@ -44,6 +44,11 @@ describe('mcp-gate serve over HTTP', () => {
     expect(serving.stderr()).toMatch(/^mcp-gate serve: policy policies\/demo\.json \(revision [0-9a-f]{16}\) in front of the demo server: 13 primitives\n/);
   });
 
+  it('counts one primitive in the singular', async () => {
+    const serving = await serve(['--policy', 'policies/demo.json', '--server', 'test/serve/fixtures/one-tool.js', '--stateless']);
+    expect(serving.stderr()).toMatch(/in front of \S*one-tool\.js createServer\(\): 1 primitive\n/);
+  });
+
   it('serves a server module with its metadata export, and --stateless serves without sessions', async () => {
     const serving = await serve(['--policy', 'policies/canary-by-header.json', '--server', 'test/cli/fixtures/server-module.js', '--stateless']);
     const client = await connectClient(serving.url);
@@ -164,6 +169,27 @@ describe('mcp-gate serve --watch', () => {
     await waitFor('tools/list_changed after the good write', () => (changes.length > 0 ? true : undefined));
     expect(await toolNames(client)).toContain('deploy_preview');
     await client.close();
+  });
+  it('prints the problems of an invalid file once, however often the unchanged file is touched', async () => {
+    const policy = await directory.write('policy.json', hideCanary);
+    const serving = await serve(['--policy', policy, '--watch']);
+    const invalid = JSON.stringify({ ...allowAll, rules: [{ id: 'x', effect: 'allow', when: { startswith: [1, 2] } }] });
+    await directory.writeText('policy.json', invalid);
+    await waitFor('the rejection on stderr', () => (/not valid/.test(serving.stderr()) ? true : undefined));
+    // Saved again unchanged, past the watcher's 100 ms debounce each time: handled, and quiet.
+    for (let touch = 0; touch < 2; touch++) {
+      await directory.writeText('policy.json', invalid);
+      await new Promise((resolve) => setTimeout(resolve, 400));
+    }
+    // Events are handled in order: once this reload is in, the touches before it were handled.
+    await directory.write('policy.json', allowAll);
+    await waitFor('the reload after the touches', () => (/reloaded/.test(serving.stderr()) ? true : undefined));
+    expect(serving.stderr().match(/not valid/g)).toHaveLength(1);
+    expect(serving.stderr().match(/unknown operator "startswith"/g)).toHaveLength(1);
+
+    // After a good file, the same invalid text is news again.
+    await directory.writeText('policy.json', invalid);
+    await waitFor('the second rejection', () => ((serving.stderr().match(/not valid/g)?.length ?? 0) >= 2 ? true : undefined));
   });
 });
 

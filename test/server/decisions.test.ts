@@ -93,7 +93,7 @@ describe('onDecision (mcp-gate/server)', () => {
     expect(errors.map((error) => error.message)).toEqual(['decision log is full']);
   });
 
-  it('costs no explain when no one listens, one per event when someone does, and never uses policy.contextKey', async () => {
+  it('costs no explain when no one listens, none inside the request when someone does, one per event read, and never uses policy.contextKey', async () => {
     const run = async (endpoint: Endpoint) => {
       await postModern(endpoint, 'tools/list', {});
       await postModern(endpoint, 'tools/call', { name: 'echo', arguments: { text: 'x' } });
@@ -107,6 +107,9 @@ describe('onDecision (mcp-gate/server)', () => {
     const events: DecisionEvent[] = [];
     await withEndpoint(inProcess(createGatedHandler({ policy: listened.policy, onDecision: (event) => events.push(event) })), run);
     expect(events.map((event) => event.method)).toEqual(['tools/list', 'tools/call', 'tools/call']);
+    // The explanation waits until a listener reads it (serve's log does so after the response).
+    expect(listened.explains()).toBe(0);
+    expect(events.map((event) => [event.reason, event.message, event.ruleId, event.reason])).toHaveLength(3);
     expect(listened.explains()).toBe(2);
   });
 

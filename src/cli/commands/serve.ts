@@ -1,18 +1,20 @@
 import { createWriteStream, type WriteStream } from 'node:fs';
-import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
-import { createDemoServer, demoMetadata } from '../../demo/demo-server.js';
-import { createGate, type Gate, type MissingCapabilities } from '../../sdk/index.js';
+import type { Gate, MissingCapabilities } from '../../sdk/index.js';
 import { createDecisionLogger, isCredentialHeader } from '../../serve/decision-log.js';
 import { deferToIdle } from '../../serve/deferred-queue.js';
 import { watchFile } from '../../serve/file-watcher.js';
-import { defaultMaxSessions, defaultSessionIdleTimeoutMs, startHttpHost, type HttpHost } from '../../serve/http-host.js';
+import { defaultMaxSessions, defaultSessionIdleTimeoutMs } from '../../serve/session-limits.js';
 import type { ParsedArgs } from '../args.js';
 import type { Command } from '../command.js';
 import { writeLines } from '../command.js';
 import { displayPath, exitCodes, InputError, loadAll, resolvePath, UsageError, type CliIo } from '../io.js';
 import { serverOptionSpecs } from '../manifest.js';
+import { importPeer } from '../peers.js';
 import { loadPolicy } from '../policy-file.js';
-import { loadServerModule, readServerManifest, type ServerModule } from '../server-module.js';
+import { loadServerModule, readServerManifest } from '../server-module.js';
+
+// The v1 SDK (an optional peer) is loaded in execute, through serve-runtime.ts: `serve --help`
+// and the command list need only this module, and a missing SDK is one line naming the package.
 
 const command = 'mcp-gate serve';
 const defaultPort = 3000;
@@ -62,9 +64,10 @@ export const serveCommand: Command = {
   },
   async execute(args, io) {
     const settings = readSettings(args);
+    const runtime = await importPeer('@modelcontextprotocol/sdk', command, () => import('./serve-runtime.js'));
     const [{ policy, name: policyName }, module] = await loadAll(
       loadPolicy(io, settings.policyPath),
-      settings.serverPath === undefined ? Promise.resolve(demoModule) : loadServerModule(io, settings.serverPath, settings.exportName),
+      settings.serverPath === undefined ? Promise.resolve(runtime.demoModule) : loadServerModule(io, settings.serverPath, settings.exportName),
     );
     // Build one server now, so a broken factory or invalid metadata fails here rather than per session.
     const { primitives, warnings } = readServerManifest(module);
@@ -82,16 +85,16 @@ export const serveCommand: Command = {
         note(`decision log: ${error instanceof Error ? error.message : String(error)}`),
       );
     try {
-      const gate = createGate({
+      const gate = runtime.createGate({
         policy,
         metadata: module.metadata,
         onMissingCapabilities: settings.onMissingCapabilities,
         onError: (error) => note(`error: ${error.message}`),
         onDecision: logDecision,
       });
-      const source = module === demoModule ? 'the demo server' : `${module.name} ${module.factoryName}()`;
-      note(`policy ${policyName} (revision ${policy.revision}) in front of ${source}: ${primitives.length} primitives`);
-      const stop = settings.stdio ? await serveStdio(io, module, gate, signal, note) : await serveHttp(module, gate, settings, signal, note);
+      const source = module === runtime.demoModule ? 'the demo server' : `${module.name} ${module.factoryName}()`;
+      note(`policy ${policyName} (revision ${policy.revision}) in front of ${source}: ${countOf(primitives.length, 'primitive')}`);
+      const stop = settings.stdio ? await runtime.serveStdio(io, module, gate, signal, note) : await runtime.serveHttp(module, gate, settings, signal, note);
       const watcher = settings.watch ? watchPolicy(io, policyName, gate, note) : undefined;
       if (decisionLog) note(`decision log: ${decisionLog.label}`);
       await stop.done;
@@ -106,7 +109,7 @@ export const serveCommand: Command = {
   },
 };
 
-interface ServeSettings {
+export interface ServeSettings {
   readonly policyPath: string;
   readonly serverPath: string | undefined;
   readonly exportName: string | undefined;
@@ -180,6 +183,11 @@ function readInteger(args: ParsedArgs, name: string, { minimum, maximum, fallbac
   return value;
 }
 
+/** `1 primitive`, `3 primitives`. */
+function countOf(count: number, noun: string): string {
+  return `${count} ${noun}${count === 1 ? '' : 's'}`;
+}
+
 /**
  * Credential headers allow-listed by --log-headers are logged as "[redacted]": says so, so nobody
  * wonders where the value went; with --log-credential-headers, warns that the log now holds secrets.
@@ -198,89 +206,33 @@ function noteCredentialHeaders(settings: ServeSettings, note: (text: string) => 
   }
 }
 
-const demoModule: ServerModule = {
-  name: 'src/demo/demo-server.ts',
-  factoryName: 'createDemoServer',
-  createServer: createDemoServer,
-  metadata: demoMetadata,
-  metadataName: 'demoMetadata',
-};
-
-/** A running transport: `done` settles when it should stop, `close` stops it. */
-interface Serving {
-  readonly done: Promise<void>;
-  close(): Promise<void>;
-}
-
-async function serveHttp(module: ServerModule, gate: Gate, settings: ServeSettings, signal: AbortSignal, note: (text: string) => void): Promise<Serving> {
-  let host: HttpHost;
-  try {
-    host = await startHttpHost({
-      createServer: module.createServer,
-      gate,
-      port: settings.port,
-      stateless: settings.stateless,
-      maxSessions: settings.maxSessions,
-      sessionIdleTimeoutMs: settings.sessionIdleTimeoutMs,
-      onError: (error) => note(`error: ${error instanceof Error ? error.message : String(error)}`),
-    });
-  } catch (error) {
-    if ((error as { code?: unknown }).code === 'EADDRINUSE') {
-      throw new InputError(`${command}: port ${settings.port} on 127.0.0.1 is in use; pick another with --port N (0 picks a free one)`);
-    }
-    throw error;
-  }
-  const idle = settings.sessionIdleTimeoutMs === 0 ? 'no idle timeout' : `closed after ${settings.sessionIdleTimeoutMs / 1000} s idle`;
-  const sessions = settings.stateless ? 'stateless: one server per request' : `a session per client, at most ${settings.maxSessions}, ${idle}`;
-  const mode = settings.onMissingCapabilities === 'allow' ? `${sessions}; undeclared capabilities meet every requirement` : sessions;
-  note(`listening on ${host.url.href} (${mode}; paths below ${host.url.pathname} are endpoints too)`);
-  return { done: aborted(signal), close: () => host.close() };
-}
-
-async function serveStdio(io: CliIo, module: ServerModule, gate: Gate, signal: AbortSignal, note: (text: string) => void): Promise<Serving> {
-  const stdio = io.stdio;
-  if (stdio === undefined) throw new Error('serve --stdio needs io.stdio');
-  const server = module.createServer();
-  gate.install(server);
-  const transport = new StdioServerTransport(stdio.input, stdio.output);
-  // The client closing stdin ends the session, as with any stdio server.
-  const ended = new Promise<void>((resolve) => {
-    stdio.input.once('end', resolve);
-    stdio.input.once('close', resolve);
-    transport.onclose = resolve;
-  });
-  await server.connect(transport);
-  note('speaking MCP on stdin/stdout');
-  return { done: Promise.race([ended, aborted(signal)]), close: () => server.close() };
-}
-
-function aborted(signal: AbortSignal): Promise<void> {
-  return new Promise((resolve) => {
-    if (signal.aborted) resolve();
-    else signal.addEventListener('abort', () => resolve(), { once: true });
-  });
-}
-
 /**
  * Reloads on change: the new file is read and compiled in full before `setPolicy` swaps it in,
  * so a request sees either the old policy or the new one. An unreadable or invalid file changes
  * nothing but a message; a change that leaves the revision as it was (whitespace) is ignored.
+ * The text last rejected is remembered, so a later event on the unchanged file (a touch, a save
+ * without edits, an editor's backup write) does not print the same problems again.
  */
 function watchPolicy(io: CliIo, policyName: string, gate: Gate, note: (text: string) => void) {
   const absolutePath = resolvePath(io, policyName);
+  let rejectedText: string | undefined;
   const watcher = watchFile(
     absolutePath,
     async () => {
       const before = gate.policy.revision;
+      const text = await io.readFile(absolutePath).catch(() => undefined);
+      if (text !== undefined && text === rejectedText) return;
       let loaded;
       try {
         loaded = await loadPolicy(io, absolutePath);
       } catch (error) {
         if (!(error instanceof InputError)) throw error;
+        rejectedText = text;
         note(`${policyName} changed but is not valid; still serving revision ${before}`);
         writeLines(io.stderr, error.message);
         return;
       }
+      rejectedText = undefined;
       if (loaded.policy.revision === before) return;
       await gate.setPolicy(loaded.policy);
       note(`${policyName} reloaded: revision ${before} → ${loaded.policy.revision}`);

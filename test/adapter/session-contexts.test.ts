@@ -1,0 +1,45 @@
+import { describe, expect, it } from 'vitest';
+import { createRequestContext } from '../../src/core/context.js';
+import { SessionContexts } from '../../src/adapter/list-changes.js';
+
+const context = createRequestContext({ request: { method: 'tools/list' } });
+
+/** Sessions as plain records whose `open` flag a test flips, as a host closing them would. */
+function tracker() {
+  const sessions: Array<{ id: number; open: boolean }> = [];
+  const contexts = new SessionContexts<{ id: number; open: boolean }>((session) => session.open);
+  const openOne = () => {
+    const session = { id: sessions.length, open: true };
+    sessions.push(session);
+    contexts.observe(session, context);
+    return session;
+  };
+  const openCount = () => sessions.filter((session) => session.open).length;
+  return { sessions, contexts, openOne, openCount };
+}
+
+describe('SessionContexts', () => {
+  it('keeps closed sessions to a bounded slack while a host evicts one per new session', () => {
+    const { sessions, contexts, openOne, openCount } = tracker();
+    for (let index = 0; index < 1000; index++) openOne();
+    let mostTracked = 0;
+    // As `serve --max-sessions 1000` does: each new session closes the least recently used one.
+    for (let index = 0; index < 9000; index++) {
+      sessions[index]!.open = false;
+      openOne();
+      mostTracked = Math.max(mostTracked, contexts.size);
+    }
+    expect(openCount()).toBe(1000);
+    // At most 1/16 of the open sessions (at least 64) beyond them: 1,063 here, not 2,000.
+    expect(mostTracked).toBeLessThanOrEqual(1000 + Math.ceil(1000 / 16));
+    expect(mostTracked).toBeGreaterThan(1000);
+  });
+
+  it('lists only open sessions, and forgets closed ones as it lists', () => {
+    const { sessions, contexts, openOne } = tracker();
+    for (let index = 0; index < 10; index++) openOne();
+    for (const session of sessions.slice(0, 4)) session.open = false;
+    expect([...contexts.open()].map(([session]) => session.id)).toEqual([4, 5, 6, 7, 8, 9]);
+    expect(contexts.size).toBe(6);
+  });
+});
