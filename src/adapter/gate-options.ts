@@ -32,7 +32,7 @@ export interface SharedGateOptions {
   /**
    * Called once per gated answer: each call, get, read or completion of a named primitive
    * (allowed or hidden), and each list request in summary. For decision logs; the event carries
-   * the whole request context, so choose what to keep. Costs one `explain` per event.
+   * the whole request context, so choose what to keep. The explanation (`reason`, `ruleId`, `message`) is computed when first read.
    */
   onDecision?: (event: DecisionEvent) => void;
 }
