@@ -25,14 +25,33 @@ const tsc = run(tscBin, ['-p', 'tsconfig.json', '--noEmit', '--pretty', 'false']
 let tscOutput = '';
 tsc.child.stdout.on('data', (chunk) => (tscOutput += chunk));
 tsc.child.stderr.on('data', (chunk) => (tscOutput += chunk));
-const typechecked = tsc.exited.then((code) => {
-  const seconds = ((Date.now() - started) / 1000).toFixed(1);
-  if (code === 0) process.stderr.write(`typecheck (tsc --noEmit): no errors, ${seconds} s\n`);
-  else process.stderr.write(`typecheck (tsc --noEmit) failed with exit code ${code} after ${seconds} s:\n${tscOutput}\n`);
-  return code;
-});
 
-const vitest = run(vitestBin, ['run', ...process.argv.slice(2)], 'inherit');
+// Off a terminal (CI, a log file) vitest's output passes through line by line, and from its
+// summary ("Test Files …") on it is held until tsc has answered, so the summary stays last even
+// when tsc ends after vitest. At a terminal vitest keeps its own live display instead.
+const holdSummary = !process.stdout.isTTY;
+const vitest = run(vitestBin, ['run', ...process.argv.slice(2)], ['inherit', holdSummary ? 'pipe' : 'inherit', 'inherit']);
+let held;
+let partialLine = '';
+if (holdSummary) {
+  vitest.child.stdout.setEncoding('utf8');
+  vitest.child.stdout.on('data', (chunk) => {
+    if (held !== undefined) return void (held += chunk);
+    const lines = (partialLine + chunk).split('\n');
+    partialLine = lines.pop();
+    const summary = lines.findIndex((line) => /\bTest Files\b/.test(line));
+    if (summary === -1) return void process.stdout.write(lines.map((line) => `${line}\n`).join(''));
+    process.stdout.write(lines.slice(0, summary).map((line) => `${line}\n`).join(''));
+    held = lines.slice(summary).map((line) => `${line}\n`).join('') + partialLine;
+    partialLine = '';
+  });
+}
+
+const tscCode = await tsc.exited;
+const seconds = ((Date.now() - started) / 1000).toFixed(1);
+if (tscCode === 0) process.stderr.write(`typecheck (tsc --noEmit): no errors, ${seconds} s\n`);
+else process.stderr.write(`typecheck (tsc --noEmit) failed with exit code ${tscCode} after ${seconds} s:\n${tscOutput}\n`);
 // Ctrl-C reaches both children through the process group.
-const [vitestCode, tscCode] = await Promise.all([vitest.exited, typechecked]);
+const vitestCode = await vitest.exited;
+process.stdout.write(partialLine + (held ?? ''));
 process.exitCode = vitestCode !== 0 ? vitestCode : tscCode;
