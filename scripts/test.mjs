@@ -21,7 +21,10 @@ function run(bin, args, stdio) {
 }
 
 const started = Date.now();
-const tsc = run(tscBin, ['-p', 'tsconfig.json', '--noEmit', '--pretty', 'false'], ['ignore', 'pipe', 'pipe']);
+// Incremental: a rerun re-checks only what changed (~5 s instead of ~16 s of CPU). The state lives in
+// node_modules, so a fresh install (CI's `npm ci`) always checks from scratch.
+const tscArgs = ['-p', 'tsconfig.json', '--noEmit', '--pretty', 'false', '--incremental', '--tsBuildInfoFile', 'node_modules/.cache/mcp-gate/typecheck.tsbuildinfo'];
+const tsc = run(tscBin, tscArgs, ['ignore', 'pipe', 'pipe']);
 let tscOutput = '';
 tsc.child.stdout.on('data', (chunk) => (tscOutput += chunk));
 tsc.child.stderr.on('data', (chunk) => (tscOutput += chunk));
