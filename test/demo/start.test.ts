@@ -1,7 +1,7 @@
 import { execFile } from 'node:child_process';
 import { createServer, type Server } from 'node:net';
 import { fileURLToPath } from 'node:url';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, it } from 'vitest';
 
 const repositoryRoot = fileURLToPath(new URL('../../', import.meta.url));
 
@@ -14,7 +14,8 @@ function startDemo(port: string): Promise<{ code: number | null; stdout: string;
   });
 }
 
-describe('npm start (src/demo/start.ts)', () => {
+// Concurrent: each test only waits on its own demo processes.
+describe.concurrent('npm start (src/demo/start.ts)', () => {
   let busy: Server;
   let busyPort: number;
   beforeAll(async () => {
@@ -24,7 +25,7 @@ describe('npm start (src/demo/start.ts)', () => {
   });
   afterAll(() => new Promise<void>((resolve) => busy.close(() => resolve())));
 
-  it('names a busy port and how to pick another, in one line', async () => {
+  it('names a busy port and how to pick another, in one line', async ({ expect }) => {
     const result = await startDemo(String(busyPort));
     expect(result).toEqual({
       code: 1,
@@ -33,7 +34,7 @@ describe('npm start (src/demo/start.ts)', () => {
     });
   }, 60_000);
 
-  it('rejects a PORT that is not a port number', async () => {
+  it('rejects a PORT that is not a port number', async ({ expect }) => {
     const ports = ['abc', '70000', '-1'];
     const results = await Promise.all(ports.map(startDemo));
     expect(results).toEqual(ports.map((port) => ({ code: 1, stdout: '', stderr: `mcp-gate demo: PORT must be a number from 0 to 65535, got "${port}"\n` })));

@@ -11,8 +11,8 @@ async function connect(name: string, capabilities: Record<string, object>): Prom
 
 describe('gate over stdio (a spawned server process)', () => {
   it('builds the context from the session initialize: client name and capabilities, no headers or endpoint', async () => {
-    const beta = await connect('beta-client', { sampling: {} });
-    const other = await connect('other-client', {});
+    // Two server processes, started side by side: each spends most of its start in tsx.
+    const [beta, other] = await Promise.all([connect('beta-client', { sampling: {} }), connect('other-client', {})]);
     expect((await beta.listTools()).tools.map((tool) => tool.name)).toEqual(['stable', 'beta', 'sampler']);
     expect((await other.listTools()).tools.map((tool) => tool.name)).toEqual(['stable']);
     expect((await other.callTool({ name: 'beta' })).content).toEqual([{ type: 'text', text: 'MCP error -32602: Tool beta not found' }]);

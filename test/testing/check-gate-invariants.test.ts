@@ -5,16 +5,20 @@ import { checkGateInvariants } from '../../src/testing/index.js';
 import { createShopServer, demoPolicy } from './fixtures.js';
 import { checkRandomRegistries, expectFlakyPolicyReported, expectReadableFailure, expectRegistryChangeReported, selfModifyingServer } from './invariant-checks.js';
 
+// Thousands of real requests each: well within the default timeout alone, but not always on a
+// loaded 2-core machine running other files beside it. A bound, not a speed assertion.
+const heavyCheckTimeout = 120_000;
+
 describe('checkGateInvariants', () => {
   it('passes on the demo server under the demo policy, for every real client profile and random callers', async () => {
     const report = await checkGateInvariants(createDemoServer, demoPolicy, { gate: { metadata: demoMetadata }, numRuns: 15 });
     expect(report.callers).toBeGreaterThanOrEqual(42 + 15);
     expect(report.requests).toBeGreaterThan(1000);
-  });
+  }, heavyCheckTimeout);
 
   it('passes on random servers under random policies, with and without pagination', async () => {
     await checkRandomRegistries('sdk', 3);
-  });
+  }, heavyCheckTimeout);
 
   it('throws a readable error with the seed, the shrunk callers and a replay line', async () => {
     await expectReadableFailure(createShopServer, {

@@ -9,23 +9,27 @@ import { demoPolicy } from './fixtures.js';
 import { checkRandomRegistries, expectFlakyPolicyReported, expectReadableFailure, expectRegistryChangeReported, selfModifyingServer } from './invariant-checks.js';
 import { createDemoServerV2, createShopServerV2 } from './server-fixtures.js';
 
+// Thousands of real requests each: well within the default timeout alone, but not always on a
+// loaded 2-core machine running other files beside it. A bound, not a speed assertion.
+const heavyCheckTimeout = 120_000;
+
 describe('checkGateInvariants (mcp-gate/server, McpServer 2.4)', () => {
   it('passes on the demo registry under the demo policy, for every real client profile and random callers', async () => {
     const report = await checkGateInvariants(createDemoServerV2, demoPolicy, { numRuns: 10 });
     expect(report.adapter).toBe('server');
     expect(report.callers).toBeGreaterThanOrEqual(42 + 10);
     expect(report.requests).toBeGreaterThan(1000);
-  });
+  }, heavyCheckTimeout);
 
   it('passes on a registry with versions, capability requirements and a header-gated admin group, over HTTP and stdio', async () => {
     const withRole = callers({ headers: { ...defaultCallerDomains.headers, 'x-role': ['admin', 'user'] } });
     const report = await checkGateInvariants(() => createEverythingServer(), registryPolicyDocument, { callers: withRole, numRuns: 10, everyClientProfile: false });
     expect(report).toMatchObject({ adapter: 'server', runs: 10 });
-  });
+  }, heavyCheckTimeout);
 
   it('passes on random servers under random policies, with and without pagination', async () => {
     await checkRandomRegistries('server', 2);
-  });
+  }, heavyCheckTimeout);
 
   it('sends names beyond ASCII as the v2 SDK reads them, and expects unknown URIs echoed as sent', async () => {
     const warn = vi.spyOn(console, 'warn').mockImplementation(() => {}); // the SDK warns about non-ASCII tool names

@@ -1,0 +1,60 @@
+// `npm test`: the typecheck (tsc --noEmit) and vitest side by side rather than one after the
+// other, since tsc spends ~20 s on one core while vitest's files wait on servers and child
+// processes. vitest's output streams as it runs and its summary stays the last lines (CI reads
+// "Tests N passed"); tsc's output is held and printed when tsc ends, before that summary in
+// practice. The exit code is non-zero when either fails. Arguments go to vitest.
+import { spawn } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+
+const installed = (path) => fileURLToPath(new URL(`../node_modules/${path}`, import.meta.url));
+const tscBin = installed('typescript/bin/tsc');
+const vitestBin = installed('vitest/vitest.mjs');
+
+/** Runs `node <bin> …args`; resolves with the exit code (a signal counts as failure). */
+function run(bin, args, stdio) {
+  const child = spawn(process.execPath, [bin, ...args], { stdio });
+  const exited = new Promise((resolve, reject) => {
+    child.once('error', reject);
+    child.once('exit', (code, signal) => resolve(signal === null ? code ?? 1 : 1));
+  });
+  return { child, exited };
+}
+
+const started = Date.now();
+// Incremental: a rerun re-checks only what changed (~5 s instead of ~16 s of CPU). The state lives in
+// node_modules, so a fresh install (CI's `npm ci`) always checks from scratch.
+const tscArgs = ['-p', 'tsconfig.json', '--noEmit', '--pretty', 'false', '--incremental', '--tsBuildInfoFile', 'node_modules/.cache/mcp-gate/typecheck.tsbuildinfo'];
+const tsc = run(tscBin, tscArgs, ['ignore', 'pipe', 'pipe']);
+let tscOutput = '';
+tsc.child.stdout.on('data', (chunk) => (tscOutput += chunk));
+tsc.child.stderr.on('data', (chunk) => (tscOutput += chunk));
+
+// Off a terminal (CI, a log file) vitest's output passes through line by line, and from its
+// summary ("Test Files …") on it is held until tsc has answered, so the summary stays last even
+// when tsc ends after vitest. At a terminal vitest keeps its own live display instead.
+const holdSummary = !process.stdout.isTTY;
+const vitest = run(vitestBin, ['run', ...process.argv.slice(2)], ['inherit', holdSummary ? 'pipe' : 'inherit', 'inherit']);
+let held;
+let partialLine = '';
+if (holdSummary) {
+  vitest.child.stdout.setEncoding('utf8');
+  vitest.child.stdout.on('data', (chunk) => {
+    if (held !== undefined) return void (held += chunk);
+    const lines = (partialLine + chunk).split('\n');
+    partialLine = lines.pop();
+    const summary = lines.findIndex((line) => /\bTest Files\b/.test(line));
+    if (summary === -1) return void process.stdout.write(lines.map((line) => `${line}\n`).join(''));
+    process.stdout.write(lines.slice(0, summary).map((line) => `${line}\n`).join(''));
+    held = lines.slice(summary).map((line) => `${line}\n`).join('') + partialLine;
+    partialLine = '';
+  });
+}
+
+const tscCode = await tsc.exited;
+const seconds = ((Date.now() - started) / 1000).toFixed(1);
+if (tscCode === 0) process.stderr.write(`typecheck (tsc --noEmit): no errors, ${seconds} s\n`);
+else process.stderr.write(`typecheck (tsc --noEmit) failed with exit code ${tscCode} after ${seconds} s:\n${tscOutput}\n`);
+// Ctrl-C reaches both children through the process group.
+const vitestCode = await vitest.exited;
+process.stdout.write(partialLine + (held ?? ''));
+process.exitCode = vitestCode !== 0 ? vitestCode : tscCode;
