@@ -36,7 +36,7 @@ async function main(): Promise<void> {
   console.log(`mcp-gate demo: policy ${policy.revision} serving ${host.url.href} (and ${host.url.href}/admin)\n`);
   console.log('Who sees what (real SDK clients with each product\'s declared capabilities):\n');
   console.log(formatViews(await listAsCallers(host.url, callers)));
-  console.log(`\nConnect the MCP Inspector: npx @modelcontextprotocol/inspector, transport "Streamable HTTP", URL ${host.url.href}`);
+  console.log(`\nConnect the MCP Inspector: npx @modelcontextprotocol/inspector@2.12.0 (a pinned version: on Node 20 plain npx picks 0.15.0, see README), transport "Streamable HTTP", URL ${host.url.href}`);
   console.log('Add header x-canary: 1 or x-tool-version: 2 in its configuration to see the view change. Ctrl-C to stop.');
 
   const stop = () => {
