@@ -4,7 +4,13 @@
 // A/A control, so the gated/ungated ratio is printed beside the noise floor of the same run.
 // Run: npm run bench:call-http (ROUNDS=n repeats the whole A/B/A' run n times).
 
-import { assertSameJson, createBenchServer, createHttpExtra, formatNs, measureAsync, storedHandler } from './sdk-harness.js';
+import { routeToolCall } from '../src/adapter/routing.js';
+import { createPolicyHolder } from '../src/adapter/gate-runtime.js';
+import { readGateSettings } from '../src/adapter/gate-options.js';
+import { contextPlanFor } from '../src/adapter/context-plan.js';
+import { Installation } from '../src/sdk/installation.js';
+import { buildRequestContext } from '../src/sdk/request-context.js';
+import { assertSameJson, benchPolicy, createBenchServer, createHttpExtra, formatNs, measureAsync, storedHandler } from './sdk-harness.js';
 
 const request = { method: 'tools/call', params: { name: 'tool-500', arguments: { query: 'hello', limit: 3 } } };
 const ungatedCall = storedHandler(createBenchServer(false), 'tools/call');
@@ -33,3 +39,24 @@ for (let round = 1; round <= rounds; round++) {
       ` | gated/ungated = ${(gated!.p50 / baseline).toFixed(3)}x (target <= 1.03x), A/A control = ${(control!.p50 / ungated!.p50).toFixed(3)}x`,
   );
 }
+
+// Where the gated path's time goes, per call, on the same request (synchronous parts timed in
+// plain loops over 1,000 prepared extras): the whole gate before the SDK's handler (begin +
+// route), of which building the request's context is most.
+const holder = createPolicyHolder(benchPolicy, readGateSettings({ policy: benchPolicy }));
+const installation = new Installation(createBenchServer(false), holder.runtime);
+const plan = contextPlanFor(holder.runtime.currentView(), installation.catalog(), installation.settings);
+const extras = Array.from({ length: 1000 }, (_, index) => createHttpExtra(index) as Parameters<Installation['begin']>[1]);
+const parts: Record<string, (extra: Parameters<Installation['begin']>[1]) => unknown> = {
+  'begin + route (the gate before the SDK)': (extra) => routeToolCall(installation.begin('tools/call', extra), 'tool-500'),
+  'buildRequestContext alone': (extra) => buildRequestContext('tools/call', extra, installation.server.server, plan),
+};
+const partTimes = new Map<string, number[]>();
+for (let round = 0; round < 9; round++) {
+  for (const [label, run] of Object.entries(parts)) {
+    const start = process.hrtime.bigint();
+    for (let repeat = 0; repeat < 100; repeat++) for (const extra of extras) run(extra);
+    if (round >= 2) partTimes.set(label, [...(partTimes.get(label) ?? []), Number(process.hrtime.bigint() - start) / (100 * extras.length)]);
+  }
+}
+for (const [label, times] of partTimes) console.log(`  ${label}: ${formatNs(times.sort((a, b) => a - b)[times.length >> 1]!)} per call (p50)`);
