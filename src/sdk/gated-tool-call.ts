@@ -25,14 +25,16 @@ export function createGatedToolCall(installation: Installation, sdkHandler: Stor
     const route = routeToolCall(gated, name);
     installation.settings.decisions.route(gated, route);
     if (route.to === 'sdk') return sdkHandler(request, extra);
-    if (route.to === 'entry') return callAs(route.entry.key);
+    if (route.to === 'entry') return callAs(sdkHandler, request, extra, route.entry.key, name);
     if (installation.settings.denied === 'explain' && route.entry !== undefined) {
       return Promise.resolve(toolErrorResult(deniedError('Tool', name, gated.view.explain(gated.context, route.entry)).message));
     }
-    return callAs(unknownToolProbe);
-
-    function callAs(registryKey: string): Promise<unknown> {
-      return answerRenamed(sdkHandler, { ...request, params: { ...request.params, name: registryKey } }, extra, registryKey, name as string);
-    }
+    return callAs(sdkHandler, request, extra, unknownToolProbe, name);
   };
+}
+
+// A module function rather than a closure inside gatedToolCall: the closure (and the context
+// holding request, extra and name) was allocated on every call, routed to the SDK or not.
+function callAs(sdkHandler: StoredHandler, request: JsonRpcRequest, extra: SdkExtra, registryKey: string, publicName: string): Promise<unknown> {
+  return answerRenamed(sdkHandler, { ...request, params: { ...request.params, name: registryKey } }, extra, registryKey, publicName);
 }

@@ -1,5 +1,6 @@
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import type { RequestContext } from '../core/context.js';
+import type { ContextPlan } from '../core/context.js';
+import type { PolicyView } from '../adapter/policy-view.js';
 import type { Catalog } from '../adapter/catalog.js';
 import type { GateSettings } from '../adapter/gate-options.js';
 import type { GatedSession, GateRuntime } from '../adapter/gate-runtime.js';
@@ -25,6 +26,8 @@ export class Installation implements GatedSession {
   /** SDK 1.32's registerPrompt drops `config._meta`; the gate keeps it, keyed by the registration. */
   readonly #capturedPromptMeta = new WeakMap<object, unknown>();
   readonly #registry: RegistryTracker;
+  /** The plan of the last request and the view and catalog it belongs to (both change rarely): one comparison instead of two WeakMap lookups per request. */
+  #planned: { readonly view: PolicyView; readonly catalog: Catalog; readonly plan: ContextPlan } | undefined;
 
   constructor(server: McpServer, runtime: GateRuntime) {
     this.server = server;
@@ -50,7 +53,11 @@ export class Installation implements GatedSession {
   begin(method: string, extra: SdkExtra): GatedRequest {
     const view = this.#runtime.currentView();
     const catalog = this.catalog();
-    const context = this.#contextFor(method, extra, contextPlanFor(view, catalog, this.settings));
+    let planned = this.#planned;
+    if (planned === undefined || planned.view !== view || planned.catalog !== catalog) {
+      this.#planned = planned = { view, catalog, plan: contextPlanFor(view, catalog, this.settings) };
+    }
+    const context = this.#contextFor(method, extra, planned.plan);
     this.#runtime.sessions.observe(this, context);
     return { view, catalog, context, requestId: extra.requestId };
   }

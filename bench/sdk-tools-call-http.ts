@@ -1,0 +1,62 @@
+// tools/call for one HTTP-shaped request (issue 11 item 11): eight headers including accept,
+// content-type, user-agent and mcp-protocol-version; auth with scopes; the URL /mcp/admin.
+// An interleaved A/B/A' run at handler level: ungated, gated, and a second ungated server as the
+// A/A control, so the gated/ungated ratio is printed beside the noise floor of the same run.
+// Run: npm run bench:call-http (ROUNDS=n repeats the whole A/B/A' run n times).
+
+import { routeToolCall } from '../src/adapter/routing.js';
+import { createPolicyHolder } from '../src/adapter/gate-runtime.js';
+import { readGateSettings } from '../src/adapter/gate-options.js';
+import { contextPlanFor } from '../src/adapter/context-plan.js';
+import { Installation } from '../src/sdk/installation.js';
+import { buildRequestContext } from '../src/sdk/request-context.js';
+import { assertSameJson, benchPolicy, createBenchServer, createHttpExtra, formatNs, measureAsync, storedHandler } from './sdk-harness.js';
+
+const request = { method: 'tools/call', params: { name: 'tool-500', arguments: { query: 'hello', limit: 3 } } };
+const ungatedCall = storedHandler(createBenchServer(false), 'tools/call');
+const gatedCall = storedHandler(createBenchServer(true), 'tools/call');
+const controlCall = storedHandler(createBenchServer(false), 'tools/call');
+
+const expected = await ungatedCall(request, createHttpExtra(1));
+assertSameJson('tools/call (HTTP-shaped, gated)', await gatedCall(request, createHttpExtra(1)), expected);
+assertSameJson('tools/call (HTTP-shaped, control)', await controlCall(request, createHttpExtra(1)), expected);
+
+let requestId = 0;
+const rounds = Number(process.env['ROUNDS'] ?? 3);
+console.log('tools/call, HTTP-shaped request (8 headers, auth with scopes, /mcp/admin), handler level, p50 of interleaved batches');
+for (let round = 1; round <= rounds; round++) {
+  const [ungated, gated, control] = await measureAsync(
+    [
+      { id: 'ungated', run: () => ungatedCall(request, createHttpExtra(++requestId)) },
+      { id: 'gated', run: () => gatedCall(request, createHttpExtra(++requestId)) },
+      { id: 'ungated-again', run: () => controlCall(request, createHttpExtra(++requestId)) },
+    ],
+    { warmup: 2000, samples: 61, batch: 400 },
+  );
+  const baseline = (ungated!.p50 + control!.p50) / 2;
+  console.log(
+    `  run ${round}: ungated ${formatNs(ungated!.p50)}, gated ${formatNs(gated!.p50)}, ungated again ${formatNs(control!.p50)}` +
+      ` | gated/ungated = ${(gated!.p50 / baseline).toFixed(3)}x (target <= 1.03x), A/A control = ${(control!.p50 / ungated!.p50).toFixed(3)}x`,
+  );
+}
+
+// Where the gated path's time goes, per call, on the same request (synchronous parts timed in
+// plain loops over 1,000 prepared extras): the whole gate before the SDK's handler (begin +
+// route), of which building the request's context is most.
+const holder = createPolicyHolder(benchPolicy, readGateSettings({ policy: benchPolicy }));
+const installation = new Installation(createBenchServer(false), holder.runtime);
+const plan = contextPlanFor(holder.runtime.currentView(), installation.catalog(), installation.settings);
+const extras = Array.from({ length: 1000 }, (_, index) => createHttpExtra(index) as Parameters<Installation['begin']>[1]);
+const parts: Record<string, (extra: Parameters<Installation['begin']>[1]) => unknown> = {
+  'begin + route (the gate before the SDK)': (extra) => routeToolCall(installation.begin('tools/call', extra), 'tool-500'),
+  'buildRequestContext alone': (extra) => buildRequestContext('tools/call', extra, installation.server.server, plan),
+};
+const partTimes = new Map<string, number[]>();
+for (let round = 0; round < 9; round++) {
+  for (const [label, run] of Object.entries(parts)) {
+    const start = process.hrtime.bigint();
+    for (let repeat = 0; repeat < 100; repeat++) for (const extra of extras) run(extra);
+    if (round >= 2) partTimes.set(label, [...(partTimes.get(label) ?? []), Number(process.hrtime.bigint() - start) / (100 * extras.length)]);
+  }
+}
+for (const [label, times] of partTimes) console.log(`  ${label}: ${formatNs(times.sort((a, b) => a - b)[times.length >> 1]!)} per call (p50)`);
