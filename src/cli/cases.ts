@@ -3,8 +3,9 @@ import { z } from 'zod';
 import { createRequestContext, requestContextSchema, type RequestContext, type RequestContextInput } from '../core/context.js';
 import { toPolicyIssues } from '../core/policy/schema.js';
 import type { Decision, Policy } from '../core/policy/types.js';
-import { displayPath, formatIssues, InputError, readJson, resolvePath, type CliIo } from './io.js';
+import { displayPath, readJson, resolvePath, type CliIo } from './io.js';
 import { manifestPrimitiveSchema, toMetadata } from './manifest.js';
+import { IssuesInputError } from './policy-file.js';
 import { findClientProfile, profileContext } from '../profiles/client-profiles.js';
 
 /** A RequestContextInput as JSON: what `createRequestContext` takes (also `--context` of explain and diff). */
@@ -54,7 +55,7 @@ export interface CasesFile {
 
 export function parseCasesFile(value: unknown, absolutePath: string, name: string): CasesFile {
   const parsed = casesFileSchema.safeParse(value);
-  if (!parsed.success) throw new InputError(formatIssues(name, toPolicyIssues(parsed.error)));
+  if (!parsed.success) throw new IssuesInputError(name, toPolicyIssues(parsed.error));
   // Failures are reported by case name, so a name must say which case failed.
   const firstIndex = new Map<string, number>();
   const duplicates: Array<{ path: string; message: string }> = [];
@@ -63,7 +64,7 @@ export function parseCasesFile(value: unknown, absolutePath: string, name: strin
     if (earlier === undefined) firstIndex.set(policyCase.name, index);
     else duplicates.push({ path: `cases[${index}].name`, message: `case name "${policyCase.name}" is already used by cases[${earlier}]` });
   });
-  if (duplicates.length > 0) throw new InputError(formatIssues(name, duplicates));
+  if (duplicates.length > 0) throw new IssuesInputError(name, duplicates);
   return { name, policyPath: resolve(dirname(absolutePath), parsed.data.policy), cases: parsed.data.cases };
 }
 

@@ -18,6 +18,16 @@ export interface LoadPolicyOptions {
   readonly strict?: boolean;
 }
 
+/** An InputError that keeps its issues, for `validate --json`; its message is the usual `file: path: message` lines. */
+export class IssuesInputError extends InputError {
+  readonly issues: readonly { readonly path: string; readonly message: string; readonly code?: string | undefined }[];
+
+  constructor(name: string, issues: IssuesInputError['issues']) {
+    super(formatIssues(name, issues));
+    this.issues = issues;
+  }
+}
+
 /** Reads, validates and compiles a policy file; every issue becomes one `file: path: message` line. */
 export async function loadPolicy(io: CliIo, path: string, options: LoadPolicyOptions = {}): Promise<LoadedPolicy> {
   const absolutePath = resolvePath(io, path);
@@ -35,7 +45,7 @@ export function checkPolicyDocument(document: unknown, name: string, options: Lo
     const rules = (document as { rules?: unknown }).rules;
     return { policy, name, ruleCount: Array.isArray(rules) ? rules.length : 0, warnings: policy.warnings };
   } catch (error) {
-    if (error instanceof PolicyCompileError) throw new InputError(formatIssues(name, error.issues));
+    if (error instanceof PolicyCompileError) throw new IssuesInputError(name, error.issues);
     throw error;
   }
 }

@@ -103,4 +103,69 @@ describe('mcp-gate test', () => {
     expect(result.code).toBe(0);
     expect(result.stdout).toMatch(/^[1-9]\d* passed, 0 failed\n$/);
   });
+  describe('--json', () => {
+    const denied = { allowed: false, reason: 'rule', ruleId: 'canary-needs-header', message: 'denied by rule "canary-needs-header"' };
+
+    it('prints every case with its expected and actual decision, and the counts (exit 0)', async () => {
+      const cases = casesFile([{ name: 'hidden', context: 'cursor', primitive: canary, expect: { allowed: false } }]);
+      const result = await runWith(['test', '--json', 'cases/canary.cases.json'], { 'policies/canary.json': policy, 'cases/canary.cases.json': cases });
+      expect(result.code).toBe(0);
+      expect(result.stderr).toBe('');
+      const expected = {
+        files: [{ file: 'cases/canary.cases.json', policy: 'policies/canary.json', cases: [{ name: 'hidden', passed: true, expected: { allowed: false }, actual: denied }] }],
+        passed: 1,
+        failed: 0,
+      };
+      expect(result.stdout).toBe(`${JSON.stringify(expected, null, 2)}\n`);
+    });
+
+    it('prints failing cases, unevaluable cases and files that could not be run, nothing on stderr (exit 1)', async () => {
+      const cases = casesFile(
+        [
+          { name: 'expects the wrong outcome', context: 'cursor', primitive: canary, expect: { allowed: true } },
+          { name: 'names an unknown profile', context: 'curser', primitive: canary, expect: { allowed: false } },
+        ],
+        'policy.json',
+      );
+      const result = await runWith(['test', '--json', 'a.cases.json', 'missing.cases.json'], { 'policy.json': policy, 'a.cases.json': cases });
+      expect(result.code).toBe(1);
+      expect(result.stderr).toBe('');
+      const problem = 'unknown client profile "curser"; close matches: cursor-vscode (Cursor); run "mcp-gate profiles" to list all 43';
+      const expected = {
+        files: [
+          {
+            file: 'a.cases.json',
+            policy: 'policy.json',
+            cases: [
+              { name: 'expects the wrong outcome', passed: false, expected: { allowed: true }, actual: denied },
+              { name: 'names an unknown profile', passed: false, expected: { allowed: false }, actual: { problem } },
+            ],
+          },
+          { file: 'missing.cases.json', policy: null, cases: [], error: 'missing.cases.json: no such file' },
+        ],
+        passed: 0,
+        failed: 2,
+      };
+      expect(result.stdout).toBe(`${JSON.stringify(expected, null, 2)}\n`);
+    });
+
+    it('gives a file whose policy has problems its policy and the error', async () => {
+      const cases = casesFile([{ name: 'hidden', primitive: canary, expect: { allowed: false } }], 'bad.json');
+      const result = await runWith(['test', '--json', 'a.cases.json'], { 'bad.json': json({ version: 1, default: 'maybe' }), 'a.cases.json': cases });
+      expect(result.code).toBe(1);
+      expect(result.stderr).toBe('');
+      expect(JSON.parse(result.stdout)).toStrictEqual({
+        files: [
+          {
+            file: 'a.cases.json',
+            policy: 'bad.json',
+            cases: [],
+            error: 'a.cases.json: cannot run: its policy has problems\nbad.json: default: Invalid option: expected one of "allow"|"deny"',
+          },
+        ],
+        passed: 0,
+        failed: 0,
+      });
+    });
+  });
 });

@@ -201,4 +201,138 @@ describe('mcp-gate validate', () => {
     expect(result.code).toBe(0);
     expect(result.stdout.split('\n').filter(Boolean)).toHaveLength(files.length);
   });
+  describe('--json', () => {
+    /** The one JSON document on stdout, checked to be exactly what JSON.stringify(…, null, 2) prints. */
+    function parseOutput(stdout: string): unknown {
+      const parsed: unknown = JSON.parse(stdout);
+      expect(stdout).toBe(`${JSON.stringify(parsed, null, 2)}\n`);
+      return parsed;
+    }
+    const revision = expect.stringMatching(/^[0-9a-f]{16}$/);
+
+    it('prints a valid policy with its revision and rule count (exit 0)', async () => {
+      const result = await runWith(['validate', '--json', 'policy.json'], { 'policy.json': validPolicy });
+      expect(result.code).toBe(0);
+      expect(result.stderr).toBe('');
+      expect(parseOutput(result.stdout)).toStrictEqual({
+        files: [{ file: 'policy.json', kind: 'policy', valid: true, revision, rules: 1, issues: [] }],
+        valid: true,
+      });
+    });
+
+    it('prints the issues of an invalid policy with their codes, and nothing on stderr (exit 1)', async () => {
+      const document = json({ version: 1, default: 'allow', rules: [{ id: 'x', effect: 'deny' }, { id: 'x', effect: 'deny', when: { startswith: ['a', 'b'] } }] });
+      const result = await runWith(['validate', '--json', 'bad.json', 'policy.json'], { 'bad.json': document, 'policy.json': validPolicy });
+      expect(result.code).toBe(1);
+      expect(result.stderr).toBe('');
+      expect(parseOutput(result.stdout)).toStrictEqual({
+        files: [
+          {
+            file: 'bad.json',
+            kind: 'policy',
+            valid: false,
+            issues: [
+              { path: 'rules[1].id', message: 'rule id "x" is already used by rules[0]', code: 'duplicate_rule_id', severity: 'error' },
+              { path: 'rules[1].when.startswith', message: 'unknown operator "startswith" (did you mean "starts_with"?)', code: 'unknown_operator', severity: 'error' },
+            ],
+          },
+          { file: 'policy.json', kind: 'policy', valid: true, revision, rules: 1, issues: [] },
+        ],
+        valid: false,
+      });
+    });
+
+    const warningIssues = [
+      {
+        path: 'rules[0].when["!="][0].var',
+        message: 'header "X-Canary" never matches: header names are lower-cased (did you mean "x-canary"?)',
+        code: 'header_case',
+      },
+      {
+        path: 'rules[1].when.has',
+        message: 'unknown client capability "sampeling" (did you mean "sampling"?); MCP clients declare sampling, elicitation, roots, tasks, experimental and extensions.*',
+        code: 'unknown_capability',
+      },
+    ];
+
+    it('prints warnings as issues of severity "warning" of a valid file (exit 0)', async () => {
+      const result = await runWith(['validate', '--json', 'warned.json'], { 'warned.json': warned });
+      expect(result.code).toBe(0);
+      expect(result.stderr).toBe('');
+      expect(parseOutput(result.stdout)).toStrictEqual({
+        files: [{ file: 'warned.json', kind: 'policy', valid: true, revision, rules: 2, issues: warningIssues.map((issue) => ({ ...issue, severity: 'warning' })) }],
+        valid: true,
+      });
+    });
+
+    it('makes warnings issues of severity "error" of an invalid file with --strict (exit 1)', async () => {
+      const result = await runWith(['validate', '--json', '--strict', 'warned.json'], { 'warned.json': warned });
+      expect(result.code).toBe(1);
+      expect(result.stderr).toBe('');
+      expect(parseOutput(result.stdout)).toStrictEqual({
+        files: [{ file: 'warned.json', kind: 'policy', valid: false, issues: warningIssues.map((issue) => ({ ...issue, severity: 'error' })) }],
+        valid: false,
+      });
+    });
+
+    it('prints a cases file with its case count and a manifest with its primitive count', async () => {
+      const primitive = { kind: 'tool', name: 'deploy', groups: ['canary'] };
+      const result = await runWith(['validate', '--json', 'a.cases.json', 'm.json'], {
+        'a.cases.json': json({ policy: './a.json', cases: [{ name: 'hidden', context: 'cursor', primitive, expect: { allowed: false } }] }),
+        'm.json': json({ server: { name: 'demo' }, primitives: [primitive, { kind: 'prompt', name: 'review' }] }),
+      });
+      expect(result.code).toBe(0);
+      expect(result.stderr).toBe('');
+      expect(parseOutput(result.stdout)).toStrictEqual({
+        files: [
+          { file: 'a.cases.json', kind: 'cases', valid: true, cases: 1, issues: [] },
+          { file: 'm.json', kind: 'manifest', valid: true, primitives: 2, issues: [] },
+        ],
+        valid: true,
+      });
+    });
+
+    it('keeps the paths of a cases file\'s issues; a manifest\'s problems are one issue of the whole file', async () => {
+      const primitive = { kind: 'tool', name: 'deploy' };
+      const result = await runWith(['validate', '--json', 'a.cases.json', 'm.json'], {
+        'a.cases.json': json({ policy: './a.json', cases: [{ name: 'x', primitive, expect: { allowed: true } }, { name: 'x', primitive, expect: { allowed: true } }] }),
+        'm.json': json({ primitives: [primitive, { kind: 'widget', name: 'y' }] }),
+      });
+      expect(result.code).toBe(1);
+      expect(result.stderr).toBe('');
+      expect(parseOutput(result.stdout)).toStrictEqual({
+        files: [
+          { file: 'a.cases.json', kind: 'cases', valid: false, issues: [{ path: 'cases[1].name', message: 'case name "x" is already used by cases[0]', severity: 'error' }] },
+          {
+            file: 'm.json',
+            kind: 'manifest',
+            valid: false,
+            issues: [{ path: '', message: 'primitives[1].kind: Invalid option: expected one of "tool"|"prompt"|"resource"|"resourceTemplate"', severity: 'error' }],
+          },
+        ],
+        valid: false,
+      });
+    });
+
+    it('prints an unknown file, invalid JSON and a missing file with kind null and the message as one issue', async () => {
+      const result = await runWith(['validate', '--json', 'package.json', 'broken.json', 'missing.json'], { 'package.json': json({ name: 'x' }), 'broken.json': '{"a":' });
+      expect(result.code).toBe(1);
+      expect(result.stderr).toBe('');
+      const unknown =
+        'not a file mcp-gate knows: expected a policy ("version": 1, "default", "rules"), a cases file ("policy", "cases"), a manifest ("primitives") or a JSON Schema ("$schema" of json-schema.org)';
+      expect(parseOutput(result.stdout)).toStrictEqual({
+        files: [
+          { file: 'package.json', kind: null, valid: false, issues: [{ path: '', message: unknown, severity: 'error' }] },
+          { file: 'broken.json', kind: null, valid: false, issues: [{ path: '', message: '1:6: invalid JSON: Unexpected end of JSON input', severity: 'error' }] },
+          { file: 'missing.json', kind: null, valid: false, issues: [{ path: '', message: 'no such file', severity: 'error' }] },
+        ],
+        valid: false,
+      });
+    });
+
+    it('still reports usage errors on stderr (exit 2)', async () => {
+      const result = await runWith(['validate', '--json']);
+      expect(result).toEqual({ code: 2, stdout: '', stderr: 'mcp-gate validate: no files given; see "mcp-gate validate --help"\n' });
+    });
+  });
 });

@@ -1,28 +1,40 @@
-import { describeDecision, describeExpectation, loadCasesFile, runCase, type CaseResult } from '../cases.js';
+import { describeDecision, describeExpectation, loadCasesFile, runCase, type CaseResult, type Expectation } from '../cases.js';
+import type { Decision } from '../../core/policy/types.js';
 import type { Command } from '../command.js';
 import { writeLines } from '../command.js';
-import { exitCodes, InputError, UsageError } from '../io.js';
+import { displayPath, exitCodes, InputError, resolvePath, UsageError } from '../io.js';
 import { loadPolicy, type LoadedPolicy } from '../policy-file.js';
 
 export const testCommand: Command = {
   name: 'test',
   summary: 'run policy cases (context + primitive → expected decision)',
-  usage: 'mcp-gate test <cases.json…> [--verbose]',
+  usage: 'mcp-gate test <cases.json…> [--verbose] [--json]',
   description: [
     'Runs each cases file against the policy its "policy" field names (relative to the cases file).',
     'Prints a line per failing case with the expected and the actual decision, then',
-    '"N passed, M failed". Exit code: 0 when every case passes, 1 otherwise.',
+    '"N passed, M failed". With --json, prints one JSON document instead:',
+    '{"files": [{"file", "policy", "cases": [{"name", "passed", "expected", "actual"}], "error"?}], "passed", "failed"}.',
+    'Exit code: 0 when every case passes, 1 otherwise.',
   ].join('\n'),
-  options: { verbose: { type: 'boolean', description: 'print passing cases too' } },
+  options: {
+    verbose: { type: 'boolean', description: 'print passing cases too' },
+    json: { type: 'boolean', description: 'print every case and its result as JSON' },
+  },
   async execute(args, io) {
     if (args.positionals.length === 0) throw new UsageError('mcp-gate test: no cases files given; see "mcp-gate test --help"');
     const policies = new Map<string, Promise<LoadedPolicy>>();
     let passed = 0;
     let failed = 0;
     let broken = 0;
+    const json = args.flag('json');
+    const files: FileJson[] = [];
     for (const path of args.positionals) {
+      const absolutePath = resolvePath(io, path);
+      const report: FileJson = { file: displayPath(io, absolutePath), policy: null, cases: [] };
+      files.push(report);
       try {
         const casesFile = await loadCasesFile(io, path);
+        report.policy = displayPath(io, casesFile.policyPath);
         let loading = policies.get(casesFile.policyPath);
         if (!loading) policies.set(casesFile.policyPath, (loading = loadPolicy(io, casesFile.policyPath)));
         const { policy } = await loading.catch((error: unknown) => {
@@ -34,13 +46,19 @@ export const testCommand: Command = {
           const result = runCase(policy, policyCase);
           if (result.passed) passed++;
           else failed++;
-          if (!result.passed || args.flag('verbose')) writeLines(io.stdout, describeResult(casesFile.name, result));
+          if (json) report.cases.push(caseJson(result));
+          else if (!result.passed || args.flag('verbose')) writeLines(io.stdout, describeResult(casesFile.name, result));
         }
       } catch (error) {
         if (!(error instanceof InputError)) throw error;
-        writeLines(io.stderr, error.message);
+        if (json) report.error = error.message;
+        else writeLines(io.stderr, error.message);
         broken++;
       }
+    }
+    if (json) {
+      writeLines(io.stdout, JSON.stringify({ files, passed, failed }, null, 2));
+      return failed > 0 || broken > 0 ? exitCodes.failed : exitCodes.ok;
     }
     const unrun = broken === 0 ? '' : `, ${broken === 1 ? '1 file' : `${broken} files`} could not be run`;
     writeLines(io.stdout, `${passed} passed, ${failed} failed${unrun}`);
@@ -52,4 +70,25 @@ function describeResult(file: string, { policyCase, passed, actual }: CaseResult
   if (passed) return `PASS ${file}: ${policyCase.name}`;
   const got = 'problem' in actual ? `could not evaluate: ${actual.problem}` : `got ${describeDecision(actual)}`;
   return `FAIL ${file}: ${policyCase.name}: expected ${describeExpectation(policyCase.expect)}, ${got}`;
+}
+
+/** One cases file as `test --json` prints it; `policy` is null when the cases file itself could not be read. */
+interface FileJson {
+  file: string;
+  policy: string | null;
+  cases: CaseJson[];
+  /** Why the file could not be run: the lines the text mode prints on stderr. */
+  error?: string;
+}
+
+interface CaseJson {
+  readonly name: string;
+  readonly passed: boolean;
+  readonly expected: Expectation;
+  /** The decision as `explain --json` would give it, or `{"problem"}` when the case could not be evaluated. */
+  readonly actual: Decision | { readonly problem: string };
+}
+
+function caseJson({ policyCase, passed, actual }: CaseResult): CaseJson {
+  return { name: policyCase.name, passed, expected: policyCase.expect, actual };
 }
