@@ -6,8 +6,6 @@
 //
 //   LOAD_REQUESTS (per host, default 12000)  LOAD_CLIENTS (concurrent, 24)  LOAD_SESSION (requests per session, 150)
 import { readFileSync, writeFileSync } from 'node:fs';
-import { setFlagsFromString } from 'node:v8';
-import { runInNewContext } from 'node:vm';
 import fc from 'fast-check';
 import { compilePolicy } from '../src/core/policy/compile-policy.js';
 import { createDemoServer, demoMetadata } from '../src/demo/demo-server.js';
@@ -15,18 +13,11 @@ import { createGate, type Gate } from '../src/sdk/index.js';
 import { startHttpHost, type HttpHost } from '../src/serve/http-host.js';
 import { callers, expectedView, readRegistry, type Caller, type ExpectedView } from '../src/testing/index.js';
 import { operations, runSession, type PlannedSession, type Tally } from './load-workload.js';
+import { collectGarbage, envInt } from './process-env.js';
 
 /** What a host must answer: the view of one caller with one request's headers. */
 type Oracle = (caller: Caller) => ExpectedView;
 
-setFlagsFromString('--expose-gc');
-const collectGarbage = runInNewContext('gc') as () => void;
-
-const envInt = (name: string, fallback: number) => {
-  const value = Number(process.env[name] ?? fallback);
-  if (!Number.isSafeInteger(value) || value < 1) throw new TypeError(`${name} must be a positive integer`);
-  return value;
-};
 const totalRequests = envInt('LOAD_REQUESTS', 12_000);
 const concurrency = envInt('LOAD_CLIENTS', 24);
 const sessionLength = envInt('LOAD_SESSION', 150);

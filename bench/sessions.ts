@@ -10,21 +10,12 @@
 //
 //   SESSIONS_OPEN (default 10000)  SESSIONS_MAX (--max-sessions, default the host's, 1000)
 import { readFileSync } from 'node:fs';
-import { setFlagsFromString } from 'node:v8';
-import { runInNewContext } from 'node:vm';
 import { createDemoServer, demoMetadata } from '../src/demo/demo-server.js';
 import { createGate } from '../src/sdk/index.js';
 import { defaultMaxSessions, startHttpHost } from '../src/serve/http-host.js';
 import { closeAgent, openSession, post } from './raw-mcp.js';
+import { collectGarbage, envInt } from './process-env.js';
 
-setFlagsFromString('--expose-gc');
-const collectGarbage = runInNewContext('gc') as () => void;
-
-const envInt = (name: string, fallback: number) => {
-  const value = Number(process.env[name] ?? fallback);
-  if (!Number.isSafeInteger(value) || value < 1) throw new TypeError(`${name} must be a positive integer`);
-  return value;
-};
 const toOpen = envInt('SESSIONS_OPEN', 10_000);
 const maxSessions = envInt('SESSIONS_MAX', defaultMaxSessions);
 const concurrency = 8;
