@@ -14,7 +14,7 @@ export interface Caller {
   readonly headers: Readonly<Record<string, string>>;
   /** URL path of the endpoint, e.g. `/mcp/admin`; `''` for stdio (no HTTP request at all). */
   readonly endpoint: string;
-  /** What an auth middleware verified; the gate reads `claims.sub` as the subject. */
+  /** What an auth middleware verified; the gate reads `claims.sub` as the subject and `claims.iss` as the issuer. */
   readonly auth?: CallerAuth | undefined;
 }
 
@@ -35,6 +35,8 @@ export interface CallerOptions {
   readonly clientNames?: readonly string[];
   readonly clientVersions?: readonly string[];
   readonly subjects?: readonly string[];
+  /** Token issuers (`iss` claims) a caller's token may carry. */
+  readonly issuers?: readonly string[];
   readonly scopes?: readonly string[];
 }
 
@@ -46,6 +48,7 @@ export const defaultCallerDomains = {
   clientNames: ['cursor', 'claude-code', 'vscode', 'test-client'],
   clientVersions: ['1.0.0', '2.3.1', '0.9.0'],
   subjects: ['alice', 'bob'],
+  issuers: ['https://id.example.com', 'https://partner.example.org'],
   scopes: ['read', 'write', 'admin'],
 } as const;
 
@@ -94,7 +97,13 @@ export function callers(options: CallerOptions = {}): fc.Arbitrary<Caller> {
   const auth = fc.record({
     clientId: fc.constantFrom('app-1', 'app-2'),
     scopes: fc.subarray([...(options.scopes ?? defaultCallerDomains.scopes)]),
-    claims: fc.record({ sub: fc.constantFrom(...(options.subjects ?? defaultCallerDomains.subjects)) }, { requiredKeys: [] }),
+    claims: fc.record(
+      {
+        sub: fc.constantFrom(...(options.subjects ?? defaultCallerDomains.subjects)),
+        iss: fc.constantFrom(...(options.issuers ?? defaultCallerDomains.issuers)),
+      },
+      { requiredKeys: [] },
+    ),
   });
   return fc
     .record({
@@ -135,13 +144,16 @@ export function transmittedContext(caller: Caller, method: string, capabilities:
 function contextInput(caller: Caller, method: string, capabilities: unknown, sessionId?: string, protocolVersion?: string): RequestContextInput {
   const headers: Record<string, string> = {};
   for (const [name, value] of Object.entries(caller.headers)) headers[name.toLowerCase()] = value;
+  // The claims the adapters map (adapter/token-auth.ts): `sub` → subject, `iss` → issuer.
   const subject = caller.auth?.claims['sub'];
+  const issuer = caller.auth?.claims['iss'];
   return {
     request: { method, headers, endpoint: caller.endpoint, sessionId, protocolVersion: protocolVersion ?? headers['mcp-protocol-version'] },
     client: { name: caller.client.name, version: caller.client.version, capabilities: capabilities as Record<string, unknown> | undefined },
     auth: {
       clientId: caller.auth?.clientId,
       subject: typeof subject === 'string' ? subject : undefined,
+      issuer: typeof issuer === 'string' ? issuer : undefined,
       scopes: [...(caller.auth?.scopes ?? [])],
       claims: { ...(caller.auth?.claims ?? {}) },
     },

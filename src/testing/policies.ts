@@ -14,7 +14,7 @@ export interface PolicyDocumentOptions {
 }
 
 /**
- * JSON-Logic conditions over everything a policy reads — headers, endpoint, scopes, claims,
+ * JSON-Logic conditions over everything a policy reads — headers, endpoint, scopes, claims, issuer,
  * client name and version, capabilities, primitive groups, percentage rollouts — nested up to
  * three levels with `!`, `and`, `or`. Values come from the same small domains as `callers()`.
  */
@@ -29,6 +29,7 @@ export function conditions(): fc.Arbitrary<unknown> {
       fc.constantFrom('/mcp/admin/**', '/mcp/*', '/mcp').map((pattern) => ({ glob: [pattern, { var: 'request.endpoint' }] })),
       fc.constantFrom('read', 'admin').map((scope) => ({ in: [scope, { var: 'auth.scopes' }] })),
       fc.constantFrom('alice', 'bob').map((subject) => ({ '==': [{ var: 'auth.claims.sub' }, subject] })),
+      fc.constantFrom('https://id.example.com', 'https://partner.example.org').map((issuer) => ({ '==': [{ var: 'auth.issuer' }, issuer] })),
       fc.constantFrom('cursor', 'vscode', 'claude-code').map((name) => ({ '==': [{ var: 'client.name' }, name] })),
       fc.constantFrom('canary', 'beta').map((group) => ({ in: [group, { var: 'primitive.groups' }] })),
       fc.constantFrom('>=', '<').map((op) => ({ sem_ver: [{ var: 'client.version' }, op, '1.0.0'] })),
