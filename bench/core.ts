@@ -22,7 +22,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { LogicEngine } from 'json-logic-engine';
-import { memoFor, type RequestMemo } from '../src/core/request-memo.js';
+import { memoFor } from '../src/core/request-memo.js';
 import {
   compilePolicy,
   compilePredicate,
@@ -43,7 +43,8 @@ import {
   type Shape,
   type ShapeId,
 } from './core-shapes.js';
-import { consumedSink, measure, type BenchCase, type CaseResult, type MeasureOptions } from './measure.js';
+import { createCases, pairCount, type Implementation, type Implementations, type Samples, type Scenario, type ShapeCase } from './core-cases.js';
+import { consumedSink, measure, type CaseResult, type MeasureOptions } from './measure.js';
 
 interface JsonLogicJs {
   apply(rule: unknown, data?: unknown): unknown;
@@ -57,12 +58,9 @@ const jsonLogic = createRequire(import.meta.url)('json-logic-js') as JsonLogicJs
 const benchFile = fileURLToPath(import.meta.url);
 const resultsFile = path.join(path.dirname(benchFile), 'results', 'core.json');
 
-const pairCount = 1024;
 const uniqueCheckedByBaselines = 64;
 /** Unique callers checked decision by decision (all of them are checked list by list). */
 const uniqueCheckedByDecision = 2048;
-
-type Scenario = 'one' | 'first' | 'predicate' | 'recurring' | 'unique';
 
 const cacheSize = 1000;
 
@@ -80,13 +78,6 @@ const scenarioTitles: Readonly<Record<Scenario, string>> = {
   unique: `filter ${count(registrySize)} primitives, all-unique callers (per list; each of ${count(uniqueContextCount)} callers at most once per case, ${count(cacheSize)}-entry cache)`,
 };
 
-type Implementation = 'hand' | 'gate' | 'gate-predicate' | 'gate-cached' | 'json-logic-js' | 'json-logic-engine';
-
-interface ShapeCase extends BenchCase {
-  readonly scenario: Scenario;
-  readonly implementation: Implementation;
-}
-
 interface ShapeResult {
   readonly id: ShapeId;
   readonly title: string;
@@ -99,17 +90,6 @@ interface ShapeResult {
 
 // ---------------------------------------------------------------------------------------------
 // Implementations
-
-interface Implementations {
-  readonly evaluate: (context: RequestContext, primitive: PrimitiveMetadata) => boolean;
-  /** How mcp-gate filters a list: decisions bound to one request (request-only conditions run once). */
-  readonly forContext: (context: RequestContext) => (primitive: PrimitiveMetadata) => boolean;
-  readonly jsonLogicApply: (data: unknown) => boolean;
-  readonly engineBuilt: (data: unknown) => boolean;
-  readonly hand: (context: RequestContext, primitive: PrimitiveMetadata) => boolean;
-  readonly cachedFilter: { visible(context: RequestContext): readonly PrimitiveMetadata[] };
-  readonly uniqueFilter: { visible(context: RequestContext): readonly PrimitiveMetadata[] };
-}
 
 let jsonLogicOperatorsAdded = false;
 
@@ -150,26 +130,6 @@ function buildImplementations(shape: Shape): Implementations {
 // ---------------------------------------------------------------------------------------------
 // Samples and the agreement check
 
-interface Samples {
-  readonly pairContexts: readonly RequestContext[];
-  /**
-   * Contexts equal to `pairContexts` whose memo is forgotten before every decision: each
-   * decision is made from scratch, as the one decision of a new request (a tools/call) is, on a
-   * context built the way adapters build them.
-   */
-  readonly pairFirstContexts: readonly RequestContext[];
-  readonly pairFirstMemos: readonly RequestMemo[];
-  readonly pairPrimitives: readonly PrimitiveMetadata[];
-  readonly pairData: readonly unknown[];
-  /** Merged data per recurring context, per primitive. */
-  readonly listData: ReadonlyArray<readonly unknown[]>;
-  /**
-   * Copies of the unique callers for the cached filter: the plain loop's decisions on the same
-   * context objects would otherwise be remembered in them and spare the filter's.
-   */
-  readonly uniqueFilterContexts: readonly RequestContext[];
-}
-
 function createSamples(shape: Shape): Samples {
   const pairContexts: RequestContext[] = [];
   const pairPrimitives: PrimitiveMetadata[] = [];
@@ -189,11 +149,6 @@ function createSamples(shape: Shape): Samples {
   const listData = shape.contexts.map((context) => shape.primitives.map((primitive) => mergeData(context, primitive)));
   const uniqueFilterContexts = shape.uniqueContexts.map((context) => createRequestContext(context));
   return { pairContexts, pairFirstContexts, pairFirstMemos, pairPrimitives, pairData, listData, uniqueFilterContexts };
-}
-
-/** Forgets what policies remembered about this request (its memo), as for a request never seen. */
-function forgetRequest(context: RequestContext): void {
-  memoFor(context, 0)!.forget();
 }
 
 class DisagreementError extends Error {
@@ -266,283 +221,6 @@ function checkAgreement(shape: Shape, impls: Implementations, samples: Samples):
     throw new DisagreementError(`${shape.id}: ${(allowedShare * 100).toFixed(1)}% of samples allowed; the shape would not exercise both outcomes`);
   }
   return { decisions, allowedShare };
-}
-
-// ---------------------------------------------------------------------------------------------
-// Timed cases. Each loop is its own function literal so every call site in it stays monomorphic.
-
-function createCases(shape: Shape, impls: Implementations, samples: Samples): ShapeCase[] {
-  const { pairContexts, pairFirstContexts, pairFirstMemos, pairPrimitives, pairData, listData, uniqueFilterContexts } = samples;
-  const { evaluate, forContext, jsonLogicApply, engineBuilt, hand, cachedFilter, uniqueFilter } = impls;
-  const primitives = shape.primitives;
-  const contexts = shape.contexts;
-  const uniqueContexts = shape.uniqueContexts;
-  const size = primitives.length;
-  const cases: ShapeCase[] = [];
-
-  cases.push(
-    {
-      id: 'one.hand',
-      scenario: 'one',
-      implementation: 'hand',
-      label: 'hand-written closure',
-      opsPerRun: pairCount,
-      run() {
-        let allowed = 0;
-        for (let index = 0; index < pairCount; index++) if (hand(pairContexts[index]!, pairPrimitives[index]!)) allowed++;
-        return allowed;
-      },
-    },
-    {
-      id: 'one.gate',
-      scenario: 'one',
-      implementation: 'gate',
-      label: 'mcp-gate policy.evaluate',
-      opsPerRun: pairCount,
-      run() {
-        let allowed = 0;
-        for (let index = 0; index < pairCount; index++) if (evaluate(pairContexts[index]!, pairPrimitives[index]!)) allowed++;
-        return allowed;
-      },
-    },
-    {
-      id: 'one.json-logic-js',
-      scenario: 'one',
-      implementation: 'json-logic-js',
-      label: 'json-logic-js apply',
-      opsPerRun: pairCount,
-      run() {
-        let allowed = 0;
-        for (let index = 0; index < pairCount; index++) if (jsonLogicApply(pairData[index])) allowed++;
-        return allowed;
-      },
-    },
-    {
-      id: 'one.json-logic-engine',
-      scenario: 'one',
-      implementation: 'json-logic-engine',
-      label: 'json-logic-engine build',
-      opsPerRun: pairCount,
-      run() {
-        let allowed = 0;
-        for (let index = 0; index < pairCount; index++) if (engineBuilt(pairData[index])) allowed++;
-        return allowed;
-      },
-    },
-  );
-
-  cases.push(
-    {
-      id: 'first.hand',
-      scenario: 'first',
-      implementation: 'hand',
-      label: 'hand-written closure',
-      opsPerRun: pairCount,
-      run() {
-        let allowed = 0;
-        for (let index = 0; index < pairCount; index++) {
-          pairFirstMemos[index]!.forget(); // the same store as the mcp-gate loop, for a fair ratio
-          if (hand(pairFirstContexts[index]!, pairPrimitives[index]!)) allowed++;
-        }
-        return allowed;
-      },
-    },
-    {
-      id: 'first.gate',
-      scenario: 'first',
-      implementation: 'gate',
-      label: 'mcp-gate policy.evaluate',
-      opsPerRun: pairCount,
-      run() {
-        let allowed = 0;
-        for (let index = 0; index < pairCount; index++) {
-          pairFirstMemos[index]!.forget(); // forget: this is the request's first decision
-          if (evaluate(pairFirstContexts[index]!, pairPrimitives[index]!)) allowed++;
-        }
-        return allowed;
-      },
-    },
-    // The baselines remember nothing between calls: their "first" is their "one", timed again here
-    // so this scenario's ratios come from side-by-side batches too.
-    {
-      id: 'first.json-logic-js',
-      scenario: 'first',
-      implementation: 'json-logic-js',
-      label: 'json-logic-js apply',
-      opsPerRun: pairCount,
-      run() {
-        let allowed = 0;
-        for (let index = 0; index < pairCount; index++) if (jsonLogicApply(pairData[index])) allowed++;
-        return allowed;
-      },
-    },
-    {
-      id: 'first.json-logic-engine',
-      scenario: 'first',
-      implementation: 'json-logic-engine',
-      label: 'json-logic-engine build',
-      opsPerRun: pairCount,
-      run() {
-        let allowed = 0;
-        for (let index = 0; index < pairCount; index++) if (engineBuilt(pairData[index])) allowed++;
-        return allowed;
-      },
-    },
-  );
-
-  // A filter run serves each recurring caller once (16 lists), so every run does the same work
-  // and no batch is cheaper for having drawn the cheaper callers; ns/op is per list.
-  const callers = contexts.length;
-  cases.push(
-    {
-      id: 'recurring.hand',
-      scenario: 'recurring',
-      implementation: 'hand',
-      label: 'hand-written closure, loop',
-      opsPerRun: callers,
-      run() {
-        let total = 0;
-        for (let caller = 0; caller < callers; caller++) {
-          const context = contexts[caller]!;
-          forgetRequest(context); // the same call as the mcp-gate loop, for a fair ratio
-          const visible: PrimitiveMetadata[] = [];
-          for (let index = 0; index < size; index++) if (hand(context, primitives[index]!)) visible.push(primitives[index]!);
-          total += visible.length;
-        }
-        return total;
-      },
-    },
-    {
-      id: 'recurring.gate',
-      scenario: 'recurring',
-      implementation: 'gate',
-      label: 'mcp-gate policy.forContext, loop',
-      opsPerRun: callers,
-      run() {
-        let total = 0;
-        for (let caller = 0; caller < callers; caller++) {
-          // Each list is a new request from a recurring caller: nothing remembered from the last one.
-          forgetRequest(contexts[caller]!);
-          const decide = forContext(contexts[caller]!);
-          const visible: PrimitiveMetadata[] = [];
-          for (let index = 0; index < size; index++) if (decide(primitives[index]!)) visible.push(primitives[index]!);
-          total += visible.length;
-        }
-        return total;
-      },
-    },
-    {
-      id: 'recurring.gate-cached',
-      scenario: 'recurring',
-      implementation: 'gate-cached',
-      label: 'mcp-gate createVisibilityFilter (cache hits)',
-      opsPerRun: callers,
-      run() {
-        let total = 0;
-        for (let caller = 0; caller < callers; caller++) total += cachedFilter.visible(contexts[caller]!).length;
-        return total;
-      },
-    },
-    {
-      id: 'recurring.json-logic-js',
-      scenario: 'recurring',
-      implementation: 'json-logic-js',
-      label: 'json-logic-js apply, loop',
-      opsPerRun: callers,
-      run() {
-        let total = 0;
-        for (let caller = 0; caller < callers; caller++) {
-          const data = listData[caller]!;
-          const visible: PrimitiveMetadata[] = [];
-          for (let index = 0; index < size; index++) if (jsonLogicApply(data[index])) visible.push(primitives[index]!);
-          total += visible.length;
-        }
-        return total;
-      },
-    },
-    {
-      id: 'recurring.json-logic-engine',
-      scenario: 'recurring',
-      implementation: 'json-logic-engine',
-      label: 'json-logic-engine build, loop',
-      opsPerRun: callers,
-      run() {
-        let total = 0;
-        for (let caller = 0; caller < callers; caller++) {
-          const data = listData[caller]!;
-          const visible: PrimitiveMetadata[] = [];
-          for (let index = 0; index < size; index++) if (engineBuilt(data[index])) visible.push(primitives[index]!);
-          total += visible.length;
-        }
-        return total;
-      },
-    },
-  );
-
-  // Unique callers in windows of 16 consecutive ones (one variation of each recurring caller);
-  // a case serves fewer lists in a run than there are callers, so no caller comes back and every
-  // lookup misses.
-  let uniqueHandNext = 0;
-  let uniqueGateNext = 0;
-  let uniqueCachedNext = 0;
-  const uniqueCount = uniqueContexts.length;
-  cases.push(
-    {
-      id: 'unique.hand',
-      scenario: 'unique',
-      implementation: 'hand',
-      label: 'hand-written closure, loop',
-      opsPerRun: callers,
-      run() {
-        let total = 0;
-        for (let caller = 0; caller < callers; caller++) {
-          const context = uniqueContexts[uniqueHandNext]!;
-          forgetRequest(context);
-          uniqueHandNext = (uniqueHandNext + 1) % uniqueCount;
-          const visible: PrimitiveMetadata[] = [];
-          for (let index = 0; index < size; index++) if (hand(context, primitives[index]!)) visible.push(primitives[index]!);
-          total += visible.length;
-        }
-        return total;
-      },
-    },
-    {
-      id: 'unique.gate',
-      scenario: 'unique',
-      implementation: 'gate',
-      label: 'mcp-gate policy.forContext, loop',
-      opsPerRun: callers,
-      run() {
-        let total = 0;
-        for (let caller = 0; caller < callers; caller++) {
-          forgetRequest(uniqueContexts[uniqueGateNext]!); // the agreement check decided it before
-          const decide = forContext(uniqueContexts[uniqueGateNext]!);
-          uniqueGateNext = (uniqueGateNext + 1) % uniqueCount;
-          const visible: PrimitiveMetadata[] = [];
-          for (let index = 0; index < size; index++) if (decide(primitives[index]!)) visible.push(primitives[index]!);
-          total += visible.length;
-        }
-        return total;
-      },
-    },
-    {
-      id: 'unique.gate-cached',
-      scenario: 'unique',
-      implementation: 'gate-cached',
-      label: 'mcp-gate createVisibilityFilter (all misses)',
-      opsPerRun: callers,
-      run() {
-        let total = 0;
-        for (let caller = 0; caller < callers; caller++) {
-          forgetRequest(uniqueFilterContexts[uniqueCachedNext]!);
-          total += uniqueFilter.visible(uniqueFilterContexts[uniqueCachedNext]!).length;
-          uniqueCachedNext = (uniqueCachedNext + 1) % uniqueCount;
-        }
-        return total;
-      },
-    },
-  );
-  return cases;
 }
 
 // ---------------------------------------------------------------------------------------------

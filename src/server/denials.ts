@@ -31,7 +31,7 @@ export function missingCapabilityError(installation: Installation, gated: GatedR
   if (entry === undefined || installation.settings.missingCapability !== 'error' || entry.metadataError) return undefined;
   const missing = missingCapabilities(entry.metadata.requires.capabilities, gated.context.client.capabilities);
   if (missing.length === 0) return undefined;
-  let allowedOtherwise = false;
+  let allowedOtherwise: boolean;
   try {
     allowedOtherwise = gated.view.policy.evaluate(gated.context, entry.metadataIgnoringCapabilities);
   } catch {

@@ -16,7 +16,6 @@ import { propertyParameters } from './seed.js';
 // claims, header names with dots, computed `var` paths, `missing`/`missing_some` (literal and
 // computed), whole objects, numbers JSON prints alike, and custom operators.
 
-const whichHeader = fc.constantFrom('x-team', 'x-tenant', 'x.team');
 const computedPath = fc.constantFrom('request.headers.', 'auth.claims.', 'client.capabilities.');
 
 const read = fc.oneof(
@@ -171,12 +170,12 @@ const clock = { now: 0 };
 const pureOperators = { shout: (value: unknown) => String(value).toUpperCase() === 'ABC' };
 const clockOperators = { shout: (value: unknown) => (clock.now + String(value).length) % 2 === 0 };
 
-function sourcesOf(tools: ReturnType<typeof toolsOf>): PrimitiveSource[] {
+type Tools = Array<{ name: string; annotation: PrimitiveAnnotation; metadata: PrimitiveMetadata }>;
+
+function sourcesOf(tools: Tools): PrimitiveSource[] {
   return tools.map(({ name, annotation: meta }) => ({ kind: 'tool', key: name, name, meta: { 'mcp-gate': meta } }));
 }
-const toolsOf = (tools: Array<{ name: string; annotation: PrimitiveAnnotation; metadata: PrimitiveMetadata }>) => tools;
-
-function catalogOf(tools: ReturnType<typeof toolsOf>) {
+function catalogOf(tools: Tools) {
   return buildCatalog(sourcesOf(tools), { version: 1, annotations: new Map(), versionSeparator: '@' });
 }
 

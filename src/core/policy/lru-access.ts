@@ -11,12 +11,12 @@ import type { LRUCache } from 'lru-cache';
 const getOptions: { status: undefined } = { status: undefined };
 const setOptions: { status: undefined } = { status: undefined };
 
-export function cacheGet<K extends {}, V extends {}>(cache: LRUCache<K, V>, key: K): V | undefined {
+export function cacheGet<K extends NonNullable<unknown>, V extends NonNullable<unknown>>(cache: LRUCache<K, V>, key: K): V | undefined {
   getOptions.status = undefined;
   return cache.get(key, getOptions as LRUCache.GetOptions<K, V, unknown>);
 }
 
-export function cacheSet<K extends {}, V extends {}>(cache: LRUCache<K, V>, key: K, value: V): void {
+export function cacheSet<K extends NonNullable<unknown>, V extends NonNullable<unknown>>(cache: LRUCache<K, V>, key: K, value: V): void {
   setOptions.status = undefined;
   cache.set(key, value, setOptions as LRUCache.SetOptions<K, V, unknown>);
 }
