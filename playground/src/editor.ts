@@ -53,9 +53,10 @@ export function diagnose(text: string, compile: (text: string) => Compiled): Dia
   const issues = compiled.ok ? compiled.warnings.map((issue) => ({ ...issue, severity: 'warning' as const })) : compiled.issues.map((issue) => ({ ...issue, severity: 'error' as const }));
   return issues.map((issue) => {
     const range = rangeOfPath(ranges, issue.path);
-    // Unknown keys are reported on their object; a key-shaped issue is drawn on the key.
-    const from = range.keyFrom ?? range.from;
-    const to = Math.max(range.keyTo ?? range.to, from + 1);
+    // An unknown operator is its key; every other issue is about the value at its path.
+    const onKey = issue.code === 'unknown_operator' && range.keyFrom !== undefined;
+    const from = onKey ? range.keyFrom! : range.from;
+    const to = Math.max(onKey ? range.keyTo! : range.to, from + 1);
     return { from, to: Math.min(to, text.length), severity: issue.severity, message: `${issue.path === '' ? '' : `${issue.path}: `}${issue.message}`, source: 'mcp-gate' };
   });
 }
