@@ -2,8 +2,8 @@
 // imported as is) into one classic script beside index.html, in OUT_DIR (default dist/playground).
 // One script, no module imports and nothing from another origin, so the folder works from
 // file:// and any static host; `mcp-gate playground` serves the same folder.
-import { copyFileSync, mkdirSync, readFileSync } from 'node:fs';
-import { dirname, join, resolve } from 'node:path';
+import { copyFileSync, mkdirSync, readFileSync, renameSync } from 'node:fs';
+import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
 
@@ -22,7 +22,8 @@ const textImports = {
 mkdirSync(outDir, { recursive: true });
 const result = await build({
   entryPoints: [join(root, 'playground', 'src', 'main.ts')],
-  outfile: join(outDir, 'playground.js'),
+  // Written aside and renamed into place, so a server reading the folder never sees half a file.
+  outfile: join(outDir, `.playground.${process.pid}.js`),
   bundle: true,
   format: 'iife',
   platform: 'browser',
@@ -33,6 +34,8 @@ const result = await build({
   plugins: [textImports],
   logLevel: 'warning',
 });
-copyFileSync(join(root, 'playground', 'index.html'), join(outDir, 'index.html'));
+renameSync(join(outDir, `.playground.${process.pid}.js`), join(outDir, 'playground.js'));
+copyFileSync(join(root, 'playground', 'index.html'), join(outDir, `.index.${process.pid}.html`));
+renameSync(join(outDir, `.index.${process.pid}.html`), join(outDir, 'index.html'));
 const bytes = Object.values(result.metafile.outputs).reduce((sum, output) => sum + output.bytes, 0);
-console.log(`playground: ${join(dirname(outDir) === root ? '' : '', outDir)} (playground.js ${(bytes / 1024).toFixed(0)} kB)`);
+console.log(`playground: ${outDir} (playground.js ${(bytes / 1024).toFixed(0)} kB)`);

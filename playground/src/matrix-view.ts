@@ -22,7 +22,7 @@ export interface MatrixView {
   select(row: number, column: number): void;
 }
 
-const cellWidth = 112;
+const cellWidth = 136;
 const cellHeight = 26;
 const headerHeight = 68;
 const rowHeaderWidth = 210;
