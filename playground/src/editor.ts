@@ -10,7 +10,7 @@ import { basicSetup } from 'codemirror';
 import type { SyntaxNode } from '@lezer/common';
 import { builtinOperators } from '../../src/core/logic/operators.js';
 import { contextShape, type PathShape } from '../../src/core/policy/context-shape.js';
-import { locateJsonPaths, rangeOfPath } from './json-paths.js';
+import { locateJsonPaths, rangeOfIssue } from './json-paths.js';
 import type { Compiled } from './model.js';
 
 export interface PolicyEditorOptions {
@@ -52,11 +52,7 @@ export function diagnose(text: string, compile: (text: string) => Compiled): Dia
   const ranges = locateJsonPaths(text);
   const issues = compiled.ok ? compiled.warnings.map((issue) => ({ ...issue, severity: 'warning' as const })) : compiled.issues.map((issue) => ({ ...issue, severity: 'error' as const }));
   return issues.map((issue) => {
-    const range = rangeOfPath(ranges, issue.path);
-    // An unknown operator is its key; every other issue is about the value at its path.
-    const onKey = issue.code === 'unknown_operator' && range.keyFrom !== undefined;
-    const from = onKey ? range.keyFrom! : range.from;
-    const to = Math.max(onKey ? range.keyTo! : range.to, from + 1);
+    const { from, to } = rangeOfIssue(ranges, issue);
     return { from, to: Math.min(to, text.length), severity: issue.severity, message: `${issue.path === '' ? '' : `${issue.path}: `}${issue.message}`, source: 'mcp-gate' };
   });
 }

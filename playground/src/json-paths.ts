@@ -80,6 +80,19 @@ export function rangeOfPath(ranges: ReadonlyMap<string, JsonRange>, path: string
   }
 }
 
+/**
+ * Where the editor draws an issue: an unknown operator on its key, an unknown document key
+ * (reported on its object, `Unrecognized key: "group"`) on that key, anything else on the value.
+ */
+export function rangeOfIssue(ranges: ReadonlyMap<string, JsonRange>, issue: { readonly code: string; readonly path: string; readonly message: string }): { from: number; to: number } {
+  const unknownKey = /^Unrecognized keys?: ("(?:[^"\\]|\\.)*")/.exec(issue.message)?.[1];
+  const keyRange = unknownKey === undefined ? undefined : ranges.get(joinPath(issue.path, JSON.parse(unknownKey) as string));
+  const range = keyRange ?? rangeOfPath(ranges, issue.path);
+  const onKey = (keyRange !== undefined || issue.code === 'unknown_operator') && range.keyFrom !== undefined;
+  const from = onKey ? range.keyFrom! : range.from;
+  return { from, to: Math.max(onKey ? range.keyTo! : range.to, from + 1) };
+}
+
 function parentPath(path: string): string {
   const match = /(\.[A-Za-z_$][\w$]*|\[(?:\d+|"(?:[^"\\]|\\.)*")\])$/.exec(path);
   return match ? path.slice(0, match.index) : '';

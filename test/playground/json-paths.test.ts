@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { PolicyCompileError } from '../../src/core/errors.js';
 import { compilePolicy } from '../../src/core/policy/compile-policy.js';
-import { locateJsonPaths, rangeOfPath } from '../../playground/src/json-paths.js';
+import { locateJsonPaths, rangeOfIssue, rangeOfPath } from '../../playground/src/json-paths.js';
 
 const demoText = readFileSync(new URL('../../policies/demo.json', import.meta.url), 'utf8');
 
@@ -41,6 +41,24 @@ describe('locateJsonPaths', () => {
     const [warning] = compilePolicy(JSON.parse(warned)).warnings;
     const range = rangeOfPath(locateJsonPaths(warned), warning!.path);
     expect(warned.slice(range.from, range.to)).toBe('"request.headers.X-Canary"');
+  });
+
+  it('draws an unknown operator and an unknown key on the key, other issues on their value', () => {
+    const text = demoText
+      .replace('"!==": [{ "var": "request.headers.x-canary" }', '"!===": [{ "var": "request.headers.x-canary" }')
+      .replace('"appliesTo": { "groups": ["beta"] }', '"appliesTo": { "group": ["beta"] }')
+      .replace('"effect": "deny",\n      "appliesTo": { "groups": ["admin"] }', '"effect": "block",\n      "appliesTo": { "groups": ["admin"] }');
+    let issues: PolicyCompileError['issues'] = [];
+    try {
+      compilePolicy(JSON.parse(text));
+    } catch (error) {
+      issues = (error as PolicyCompileError).issues;
+    }
+    const ranges = locateJsonPaths(text);
+    expect(issues.map((issue) => {
+      const { from, to } = rangeOfIssue(ranges, issue);
+      return `${issue.path}: ${text.slice(from, to)}`;
+    })).toEqual(['rules[0].when["!==="]: "!==="', 'rules[1].appliesTo: "group"', 'rules[2].effect: "block"']);
   });
 
   it('falls back to the nearest enclosing value for a path that is not in the text', () => {
