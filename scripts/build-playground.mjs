@@ -38,4 +38,5 @@ renameSync(join(outDir, `.playground.${process.pid}.js`), join(outDir, 'playgrou
 copyFileSync(join(root, 'playground', 'index.html'), join(outDir, `.index.${process.pid}.html`));
 renameSync(join(outDir, `.index.${process.pid}.html`), join(outDir, 'index.html'));
 const bytes = Object.values(result.metafile.outputs).reduce((sum, output) => sum + output.bytes, 0);
-console.log(`playground: ${outDir} (playground.js ${(bytes / 1024).toFixed(0)} kB)`);
+// On stderr: `npm pack --json` runs this in prepack, and its stdout must stay JSON.
+console.error(`playground: ${outDir} (playground.js ${(bytes / 1024).toFixed(0)} kB)`);

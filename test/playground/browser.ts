@@ -39,11 +39,11 @@ export interface PageGlobals {
   };
 }
 
-/** Builds dist/playground as `npm run build:playground` does; resolves with what the script printed. */
+/** Builds dist/playground as `npm run build:playground` does; resolves with what the script printed (on stderr). */
 export function buildPlayground(): Promise<string> {
   return new Promise((resolve, reject) => {
     execFile(process.execPath, [join(repositoryRoot, 'scripts', 'build-playground.mjs')], { cwd: repositoryRoot, timeout: 60_000 }, (error, stdout, stderr) =>
-      error ? reject(new Error(`build-playground failed: ${error.message}\n${stderr}`)) : resolve(stdout.trim()),
+      error ? reject(new Error(`build-playground failed: ${error.message}\n${stderr}`)) : resolve(`${stdout}${stderr}`.trim()),
     );
   });
 }
