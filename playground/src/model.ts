@@ -63,7 +63,11 @@ export function describePrimitive(primitive: PrimitiveMetadata): string {
   return `${primitive.kind} ${primitive.name}${primitive.version === undefined ? '' : `@${primitive.version}`}`;
 }
 
-/** The context a cases file entry `{profile, request, auth}` builds (src/cli/cases.ts, buildCaseContext). */
+/**
+ * Every profile crossed with the header sets, endpoints and scope sets. Each context is built as a
+ * cases file entry `{profile, request, auth}` builds it (src/cli/cases.ts, buildCaseContext), so the
+ * exported cases decide exactly as the cells did.
+ */
 export function buildColumns(state: Pick<PlaygroundState, 'headerSets' | 'endpoints' | 'scopeSets'>, profiles: readonly ClientProfile[] = clientProfiles): MatrixColumn[] {
   const columns: MatrixColumn[] = [];
   for (const profile of profiles) {
@@ -80,6 +84,7 @@ export function buildColumns(state: Pick<PlaygroundState, 'headerSets' | 'endpoi
   return columns;
 }
 
+/** As src/cli/manifest.ts's toMetadata, which the page cannot import (its module reads files). */
 export function toMetadata(primitive: ManifestPrimitive): PrimitiveMetadata {
   const { kind, name, uri, uriTemplate, ...annotation } = primitive;
   return createPrimitiveMetadata(kind, name, annotation as PrimitiveAnnotation, { ...(uri === undefined ? {} : { uri }), ...(uriTemplate === undefined ? {} : { uriTemplate }) });
