@@ -4,6 +4,7 @@ import { writeLines } from './command.js';
 import { diffCommand } from './commands/diff.js';
 import { explainCommand } from './commands/explain.js';
 import { manifestCommand } from './commands/manifest.js';
+import { playgroundCommand } from './commands/playground.js';
 import { profilesCommand } from './commands/profiles.js';
 import { serveCommand } from './commands/serve.js';
 import { testCommand } from './commands/test.js';
@@ -36,6 +37,7 @@ export const commandEntries: readonly CommandEntry[] = [
   loaded(diffCommand),
   loaded(manifestCommand),
   loaded(serveCommand),
+  loaded(playgroundCommand),
   loaded(profilesCommand),
 ];
 
@@ -43,7 +45,7 @@ export const commandEntries: readonly CommandEntry[] = [
  * Runs one `mcp-gate` invocation and returns its exit code: 0 success, 1 a check failed or an
  * input is invalid, 2 the command line is wrong, 3 an optional peer the command needs is missing.
  * Touches nothing outside `io`, except what `serve` exists for: a port on 127.0.0.1, the decision
- * log file and a watch on the policy's directory.
+ * log file and a watch on the policy's directory; `playground` a port on 127.0.0.1.
  */
 export async function run(argv: readonly string[], io: CliIo): Promise<number> {
   const [name, ...rest] = argv;

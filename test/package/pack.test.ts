@@ -110,7 +110,7 @@ describe('the packed package', () => {
       ...Object.values(packageJson.exports).flatMap((target) => (typeof target === 'string' ? [target] : Object.values(target))),
       ...Object.values(packageJson.bin),
     ].map((target) => target.replace(/^\.\//, ''));
-    for (const file of [...targets, 'LICENSE', 'README.md', 'policies/demo.json']) expect(packedFiles).toContain(file);
+    for (const file of [...targets, 'LICENSE', 'README.md', 'policies/demo.json', 'dist/playground/index.html', 'dist/playground/playground.js']) expect(packedFiles).toContain(file);
     expect(packedFiles.filter((file) => file.endsWith('.map'))).toEqual([]);
     expect(packedFiles.filter((file) => !/^(dist|policies|docs)\/|^(LICENSE|README\.md|package\.json)$/.test(file))).toEqual([]);
   });
