@@ -19,6 +19,8 @@ export interface DecisionEvent {
   readonly method: string;
   /** The primitive decided on (`name` as policies see it); absent for a list. */
   readonly primitive?: { readonly kind: PrimitiveKind; readonly name: string } | undefined;
+  /** A fixed resource's URI, as registered (the URI the request named); absent otherwise. */
+  readonly uri?: string | undefined;
   /** Lists only: registrations listed, and registrations the policy withheld. */
   readonly counts?: ListCounts | undefined;
   /** Whether the request got the primitive; always true for a list, which is answered either way. */
@@ -111,6 +113,7 @@ function decidedEvent(gated: GatedRequest, entry: CatalogEntry, allowed: boolean
     sessionId: context.request.sessionId,
     method: context.request.method,
     primitive: { kind: entry.kind, name: entry.metadata.name },
+    uri: entry.kind === 'resource' ? entry.metadata.uri : undefined,
     allowed,
     get reason() {
       return explained().reason;
