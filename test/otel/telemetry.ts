@@ -1,0 +1,40 @@
+import { AggregationTemporality, InMemoryMetricExporter, MeterProvider, PeriodicExportingMetricReader, type DataPoint, type Histogram } from '@opentelemetry/sdk-metrics';
+import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor, type ReadableSpan } from '@opentelemetry/sdk-trace-base';
+
+/** The real OTel SDK, exporting to memory: spans as they end, metrics when `collect()` asks. */
+export interface Telemetry {
+  readonly tracerProvider: BasicTracerProvider;
+  readonly meterProvider: MeterProvider;
+  spans(): readonly ReadableSpan[];
+  /** Every data point of a metric, after a flush. */
+  points(name: string): Promise<DataPoint<number | Histogram>[]>;
+  shutdown(): Promise<void>;
+}
+
+export function createTelemetry(): Telemetry {
+  const spanExporter = new InMemorySpanExporter();
+  const tracerProvider = new BasicTracerProvider({ spanProcessors: [new SimpleSpanProcessor(spanExporter)] });
+  const metricExporter = new InMemoryMetricExporter(AggregationTemporality.CUMULATIVE);
+  // A long interval: the tests flush when they want the points.
+  const reader = new PeriodicExportingMetricReader({ exporter: metricExporter, exportIntervalMillis: 3_600_000 });
+  const meterProvider = new MeterProvider({ readers: [reader] });
+  return {
+    tracerProvider,
+    meterProvider,
+    spans: () => spanExporter.getFinishedSpans(),
+    async points(name) {
+      await reader.forceFlush();
+      const last = metricExporter.getMetrics().at(-1);
+      const metrics = last?.scopeMetrics.flatMap((scope) => scope.metrics) ?? [];
+      return metrics.filter((metric) => metric.descriptor.name === name).flatMap((metric) => metric.dataPoints as DataPoint<number | Histogram>[]);
+    },
+    async shutdown() {
+      await Promise.all([tracerProvider.shutdown(), meterProvider.shutdown()]);
+    },
+  };
+}
+
+/** The attributes of a span's `feature_flag.evaluation` events. */
+export function evaluations(span: ReadableSpan): Record<string, unknown>[] {
+  return span.events.filter((event) => event.name === 'feature_flag.evaluation').map((event) => ({ ...event.attributes }));
+}
