@@ -70,13 +70,14 @@ export async function startServeTelemetry(needer: string, env: Env, next: ((even
   });
   api.trace.setGlobalTracerProvider(tracerProvider);
   api.metrics.setGlobalMeterProvider(meterProvider);
-  const { onDecision } = otel.otelDecisions({ tracerProvider, meterProvider, ...(next === undefined ? {} : { onDecision: next }) });
+  const decisions = otel.otelDecisions({ tracerProvider, meterProvider, ...(next === undefined ? {} : { onDecision: next }) });
   const protocols = tracesProtocol === metricsProtocol ? tracesProtocol : `traces ${tracesProtocol}, metrics ${metricsProtocol}`;
   const endpoint = env['OTEL_EXPORTER_OTLP_ENDPOINT'] ?? 'http://localhost:4318';
   return {
-    onDecision,
+    onDecision: decisions.onDecision,
     description: `OTLP/HTTP (${protocols}) to ${endpoint}, service ${String(resource.attributes['service.name'])}`,
     async shutdown() {
+      decisions.flush();
       await Promise.all([tracerProvider.shutdown(), meterProvider.shutdown()]);
     },
   };

@@ -1,7 +1,8 @@
-import { metrics, SpanKind, SpanStatusCode, trace, type Attributes, type Counter, type Histogram, type MeterProvider, type TracerProvider } from '@opentelemetry/api';
+import { context, diag, metrics, SpanKind, SpanStatusCode, trace, type Attributes, type Context, type Counter, type Histogram, type MeterProvider, type Span, type TracerProvider } from '@opentelemetry/api';
 import type { DecisionEvent } from '../adapter/decision-events.js';
 import { PolicyOptionError } from '../core/errors.js';
 import { isCredentialHeader } from '../serve/decision-log.js';
+import { deferToIdle } from '../serve/deferred-queue.js';
 import { evaluationAttributes, evaluationEventName, requestAttributes, spanNameOf, variantOf } from './attributes.js';
 
 /** The instrumentation scope of the tracer and meter mcp-gate/otel uses. */
@@ -33,6 +34,17 @@ export interface OtelDecisionsOptions {
 export interface OtelDecisionsOption {
   /** Records one decision; pass it as the gate's `onDecision`. */
   readonly onDecision: (event: DecisionEvent) => void;
+  /** Records the decisions still queued now; call it before shutting the OTel SDK down. */
+  flush(): void;
+}
+
+/** A decision whose span and metrics are recorded after the answer went out. */
+interface QueuedDecision {
+  readonly event: DecisionEvent;
+  /** The active context when the gate decided (no span in it), the parent of the decision's span. */
+  readonly parent: Context;
+  /** When the gate decided, in `performance.now()` milliseconds (the SDK takes those as span times). */
+  readonly decidedAt: number;
 }
 
 interface Instruments {
@@ -60,9 +72,8 @@ export function otelDecisions(options: OtelDecisionsOptions = {}): OtelDecisions
   // taken before the application registers its SDK would stay a no-op forever.
   const instrumentsNow = () => (instruments ??= createInstruments(options.meterProvider ?? metrics.getMeterProvider()));
 
-  function recordSpan(event: DecisionEvent, primitive: NonNullable<DecisionEvent['primitive']>): void {
-    const active = trace.getActiveSpan();
-    if (active !== undefined && !active.isRecording()) return;
+  /** The request's attributes and the evaluation event, as one decision records them on any span. */
+  function recordOn(span: Span, event: DecisionEvent, primitive: NonNullable<DecisionEvent['primitive']>): void {
     const attributes = requestAttributes(event);
     if (recordSessionId && event.sessionId !== undefined) attributes['mcp.session.id'] = event.sessionId;
     if (headerAttributes !== undefined) addHeaders(attributes, event, headerAttributes);
@@ -72,35 +83,55 @@ export function otelDecisions(options: OtelDecisionsOptions = {}): OtelDecisions
       const contextId = subject ?? clientId;
       if (contextId !== undefined) evaluation['feature_flag.context.id'] = contextId;
     }
-    if (active !== undefined) {
-      active.setAttributes(attributes);
-      active.addEvent(evaluationEventName, evaluation);
-      return;
-    }
-    // No span: one for the decision alone. INTERNAL, not SERVER: it ends here, when the gate has
-    // decided, not when the answer is sent, which is the time a server span stands for.
-    const span = tracer.startSpan(spanNameOf(event), { kind: SpanKind.INTERNAL, attributes });
+    span.setAttributes(attributes);
     span.addEvent(evaluationEventName, evaluation);
-    if (!event.allowed) span.setStatus({ code: SpanStatusCode.ERROR });
-    span.end();
   }
+
+  function countDecision(event: DecisionEvent): void {
+    const counted: Attributes = { 'mcp.method.name': event.method, 'mcp_gate.decision': variantOf(event), 'mcp_gate.reason': event.reason };
+    if (event.ruleId !== undefined) counted['mcp_gate.rule.id'] = event.ruleId;
+    instrumentsNow().decisions.add(1, counted);
+  }
+
+  // Off the response path, as serve's decision log is (src/serve/deferred-queue.ts): starting a
+  // span in the OTel JS SDK took 8-10 µs, and the policy's explain runs when `reason` is read;
+  // done inside the request, both made a hidden call answer later than an unknown name, which
+  // records nothing. The span keeps the time the gate decided.
+  const queue = deferToIdle(
+    function recordQueued({ event, parent, decidedAt }: QueuedDecision) {
+      const primitive = event.primitive!;
+      // No span was active: one for the decision alone. INTERNAL, not SERVER: it covers the
+      // gate's decision, not the time from request to answer, which a server span stands for.
+      const span = tracer.startSpan(spanNameOf(event), { kind: SpanKind.INTERNAL, startTime: decidedAt }, parent);
+      recordOn(span, event, primitive);
+      if (!event.allowed) span.setStatus({ code: SpanStatusCode.ERROR });
+      span.end(decidedAt);
+      countDecision(event);
+    },
+    (error) => diag.error('mcp-gate/otel: recording a decision failed', error),
+  );
 
   return {
     onDecision: function recordDecision(event) {
       const primitive = event.primitive;
-      const { decisions, listedItems, visibleItems } = instrumentsNow();
       if (primitive !== undefined) {
-        recordSpan(event, primitive);
-        const counted: Attributes = { 'mcp.method.name': event.method, 'mcp_gate.decision': variantOf(event), 'mcp_gate.reason': event.reason };
-        if (event.ruleId !== undefined) counted['mcp_gate.rule.id'] = event.ruleId;
-        decisions.add(1, counted);
+        const active = trace.getActiveSpan();
+        if (active === undefined) {
+          queue({ event, parent: context.active(), decidedAt: performance.now() });
+        } else {
+          // Someone's span (an MCP or HTTP instrumentation's) ends with the answer: record now.
+          if (active.isRecording()) recordOn(active, event, primitive);
+          countDecision(event);
+        }
       } else if (event.counts !== undefined) {
+        const { listedItems, visibleItems } = instrumentsNow();
         const listed: Attributes = { 'mcp.method.name': event.method };
         listedItems.record(event.counts.visible + event.counts.hidden, listed);
         visibleItems.record(event.counts.visible, listed);
       }
       next?.(event);
     },
+    flush: () => queue.flush(),
   };
 }
 

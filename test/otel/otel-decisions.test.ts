@@ -58,7 +58,7 @@ describe.each(bindings)('otelDecisions on $name', (binding: Binding) => {
     const client = await connect();
     expect(await client.callTool({ name: 'echo', arguments: { text: 'hi' } })).toEqual(text('hi'));
 
-    const [span, ...others] = telemetry.spans();
+    const [span, ...others] = await telemetry.spans();
     expect(others).toEqual([]);
     expect(span!.name).toBe('tools/call echo');
     expect(span!.kind).toBe(SpanKind.INTERNAL);
@@ -89,7 +89,7 @@ describe.each(bindings)('otelDecisions on $name', (binding: Binding) => {
     expect(withoutName(hidden, 'deploy')).toBe(withoutName(unknown, 'nowhere'));
     expect(JSON.stringify(hidden)).toContain('-32602');
 
-    const [span, ...others] = telemetry.spans();
+    const [span, ...others] = await telemetry.spans();
     expect(others).toEqual([]); // an unknown name decides nothing
     expect(span!.name).toBe('tools/call deploy');
     expect(span!.status.code).toBe(SpanStatusCode.ERROR);
@@ -116,7 +116,7 @@ describe.each(bindings)('otelDecisions on $name', (binding: Binding) => {
     expect(hiddenPrompt).toMatchObject({ error: { code: -32602 } });
     expect(hiddenResource).toMatchObject({ error: { code: -32602 } });
 
-    const spans = telemetry.spans();
+    const spans = await telemetry.spans();
     expect(spans.map((span) => span.name)).toEqual(['prompts/get greeting', 'prompts/get runbook', 'resources/read', 'resources/read']);
     expect(spans.map((span) => span.attributes['gen_ai.prompt.name'] ?? span.attributes['mcp.resource.uri'])).toEqual(['greeting', 'runbook', 'file:///readme.md', 'file:///audit.log']);
     expect(spans.map((span) => span.attributes['rpc.response.status_code'])).toEqual([undefined, '-32602', undefined, '-32602']);
@@ -156,7 +156,7 @@ describe.each(bindings)('otelDecisions on $name', (binding: Binding) => {
       Object.fromEntries((await telemetry.points(name)).map(({ attributes, value }) => [attributes['mcp.method.name'], { count: (value as { count: number }).count, sum: (value as { sum: number }).sum }]));
     expect(await summary('mcp_gate.list.items')).toEqual({ 'tools/list': { count: 1, sum: 2 }, 'prompts/list': { count: 1, sum: 2 }, 'resources/list': { count: 1, sum: 2 } });
     expect(await summary('mcp_gate.list.visible_items')).toEqual({ 'tools/list': { count: 1, sum: 1 }, 'prompts/list': { count: 1, sum: 1 }, 'resources/list': { count: 1, sum: 1 } });
-    expect(telemetry.spans()).toEqual([]);
+    expect((await telemetry.spans())).toEqual([]);
   });
 
   it('adds the event and the MCP attributes to the active server span instead of starting one', async () => {
@@ -174,12 +174,23 @@ describe.each(bindings)('otelDecisions on $name', (binding: Binding) => {
     } finally {
       context.disable();
     }
-    const [span, ...others] = telemetry.spans();
+    const [span, ...others] = await telemetry.spans();
     expect(others).toEqual([]);
     expect(span!.kind).toBe(SpanKind.SERVER);
     expect(span!.instrumentationScope.name).toBe('test-mcp-instrumentation');
     expect(span!.attributes).toMatchObject({ 'mcp.method.name': 'tools/call', 'gen_ai.tool.name': 'deploy', 'rpc.response.status_code': '-32602' });
     expect(evaluations(span!).map((event) => event['feature_flag.key'])).toEqual(['tool:deploy']);
+  });
+
+  it('records the decision span after the answer, with the time the gate decided', async () => {
+    const client = await connect();
+    const before = Date.now();
+    await client.callTool({ name: 'deploy', arguments: { text: 'x' } }).catch(() => undefined);
+    expect(telemetry.spansNow()).toEqual([]);
+    const [span] = await telemetry.spans();
+    const startedMs = span!.startTime[0] * 1000 + span!.startTime[1] / 1e6;
+    expect(startedMs).toBeGreaterThanOrEqual(before - 1);
+    expect(startedMs).toBeLessThanOrEqual(Date.now());
   });
 
   it('still calls the onDecision it was given', async () => {
@@ -216,7 +227,7 @@ describe('otelDecisions privacy', () => {
   it('records nothing from headers, auth or the session by default', async () => {
     const client = await connectWithHttpRequestInfo({});
     await client.callTool({ name: 'deploy', arguments: { text: 'argument-value' } });
-    const [span] = telemetry.spans();
+    const [span] = await telemetry.spans();
     expect(evaluations(span!)[0]).toMatchObject({ 'feature_flag.result.variant': 'visible' }); // the admin scope came through
     for (const secret of ['secret-token', 'acme', 'session-123', 'client-7', 'user-42', 'argument-value', 'http.request.header', 'feature_flag.context.id', 'mcp.session.id']) {
       expect(everything(span!)).not.toContain(secret);
@@ -226,7 +237,7 @@ describe('otelDecisions privacy', () => {
   it('records allow-listed headers, credential headers as [redacted], the context id and the session id when asked', async () => {
     const client = await connectWithHttpRequestInfo({ headers: ['X-Tenant', 'authorization', 'mcp-session-id'], auth: true, sessionId: true });
     await client.callTool({ name: 'echo', arguments: { text: 'argument-value' } });
-    const [span] = telemetry.spans();
+    const [span] = await telemetry.spans();
     expect(span!.attributes).toMatchObject({
       'http.request.header.x-tenant': ['acme'],
       'http.request.header.authorization': ['[redacted]'],
@@ -240,7 +251,7 @@ describe('otelDecisions privacy', () => {
   it('records credential header values only with recordCredentialHeaders', async () => {
     const client = await connectWithHttpRequestInfo({ headers: ['authorization'], recordCredentialHeaders: true });
     await client.callTool({ name: 'echo', arguments: { text: 'x' } });
-    expect(telemetry.spans()[0]!.attributes['http.request.header.authorization']).toEqual(['Bearer secret-token']);
+    expect((await telemetry.spans())[0]!.attributes['http.request.header.authorization']).toEqual(['Bearer secret-token']);
   });
 
   it('rejects options of the wrong type, naming the option', () => {

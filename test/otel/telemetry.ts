@@ -5,7 +5,10 @@ import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor, type Re
 export interface Telemetry {
   readonly tracerProvider: BasicTracerProvider;
   readonly meterProvider: MeterProvider;
-  spans(): readonly ReadableSpan[];
+  /** The spans ended so far, once decisions queued by the gate (recorded off the response path) are in. */
+  spans(): Promise<readonly ReadableSpan[]>;
+  /** The spans ended so far, without waiting. */
+  spansNow(): readonly ReadableSpan[];
   /** Every data point of a metric, after a flush. */
   points(name: string): Promise<DataPoint<number | Histogram>[]>;
   shutdown(): Promise<void>;
@@ -21,8 +24,13 @@ export function createTelemetry(): Telemetry {
   return {
     tracerProvider,
     meterProvider,
-    spans: () => spanExporter.getFinishedSpans(),
+    spansNow: () => spanExporter.getFinishedSpans(),
+    async spans() {
+      await nextTurn();
+      return spanExporter.getFinishedSpans();
+    },
     async points(name) {
+      await nextTurn();
       await reader.forceFlush();
       const last = metricExporter.getMetrics().at(-1);
       const metrics = last?.scopeMetrics.flatMap((scope) => scope.metrics) ?? [];
@@ -37,4 +45,9 @@ export function createTelemetry(): Telemetry {
 /** The attributes of a span's `feature_flag.evaluation` events. */
 export function evaluations(span: ReadableSpan): Record<string, unknown>[] {
   return span.events.filter((event) => event.name === 'feature_flag.evaluation').map((event) => ({ ...event.attributes }));
+}
+
+/** After the immediates queued now: mcp-gate/otel records decisions in one, after the answer. */
+export function nextTurn(): Promise<void> {
+  return new Promise((resolve) => setImmediate(resolve));
 }
