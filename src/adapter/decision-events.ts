@@ -48,6 +48,27 @@ export function isObserved(log: DecisionLog): boolean {
   return log !== silentLog;
 }
 
+// Listeners that read less than the whole context (mcp-gate/otel: scalars, and only the headers
+// it was told to record) say which paths; their events then hold what the policy and those paths
+// need. A decision log keeps the whole context: copying a request's eight headers and its claims
+// cost more than recording the decision did.
+const declaredReads = new WeakMap<object, readonly string[]>();
+const readsByLog = new WeakMap<DecisionLog, readonly string[]>();
+
+/**
+ * Marks `listener` as reading only these context paths (`request.headers.x-tenant`, `auth.scopes`)
+ * beyond the scalar fields every context has (method, ids, names); returns it.
+ */
+export function withContextReads<Listener extends (event: DecisionEvent) => void>(listener: Listener, reads: readonly string[]): Listener {
+  declaredReads.set(listener, Object.freeze([...reads]));
+  return listener;
+}
+
+/** The context paths a log's listener declared with `withContextReads`; undefined when it takes the whole context. */
+export function contextReadsOf(log: DecisionLog): readonly string[] | undefined {
+  return readsByLog.get(log);
+}
+
 /**
  * `onDecision` runs inside the request; if it throws, the request still gets its answer and the
  * error goes to `reportError`. The policy's `explain` runs only when someone listens, and only
@@ -69,7 +90,7 @@ export function createDecisionLog(onDecision: ((event: DecisionEvent) => void) |
     }
   }
 
-  return {
+  const log: DecisionLog = {
     route(gated, route) {
       const entry = route.entry;
       if (entry === undefined) return;
@@ -92,6 +113,9 @@ export function createDecisionLog(onDecision: ((event: DecisionEvent) => void) |
       });
     },
   };
+  const reads = declaredReads.get(listener);
+  if (reads !== undefined) readsByLog.set(log, reads);
+  return log;
 }
 
 /**

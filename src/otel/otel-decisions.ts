@@ -1,5 +1,5 @@
 import { context, diag, metrics, SpanKind, SpanStatusCode, trace, type Attributes, type Context, type Counter, type Histogram, type MeterProvider, type Span, type TracerProvider } from '@opentelemetry/api';
-import type { DecisionEvent } from '../adapter/decision-events.js';
+import { withContextReads, type DecisionEvent } from '../adapter/decision-events.js';
 import { PolicyOptionError } from '../core/errors.js';
 import { isCredentialHeader } from '../serve/decision-log.js';
 import { deferToIdle } from '../serve/deferred-queue.js';
@@ -111,26 +111,30 @@ export function otelDecisions(options: OtelDecisionsOptions = {}): OtelDecisions
     (error) => diag.error('mcp-gate/otel: recording a decision failed', error),
   );
 
-  return {
-    onDecision: function recordDecision(event) {
-      const primitive = event.primitive;
-      if (primitive !== undefined) {
-        const active = trace.getActiveSpan();
-        if (active === undefined) {
-          queue({ event, parent: context.active(), decidedAt: performance.now() });
-        } else {
-          // Someone's span (an MCP or HTTP instrumentation's) ends with the answer: record now.
-          if (active.isRecording()) recordOn(active, event, primitive);
-          countDecision(event);
-        }
-      } else if (event.counts !== undefined) {
-        const { listedItems, visibleItems } = instrumentsNow();
-        const listed: Attributes = { 'mcp.method.name': event.method };
-        listedItems.record(event.counts.visible + event.counts.hidden, listed);
-        visibleItems.record(event.counts.visible, listed);
+  const recordDecision = function recordDecision(event: DecisionEvent): void {
+    const primitive = event.primitive;
+    if (primitive !== undefined) {
+      const active = trace.getActiveSpan();
+      if (active === undefined) {
+        queue({ event, parent: context.active(), decidedAt: performance.now() });
+      } else {
+        // Someone's span (an MCP or HTTP instrumentation's) ends with the answer: record now.
+        if (active.isRecording()) recordOn(active, event, primitive);
+        countDecision(event);
       }
-      next?.(event);
-    },
+    } else if (event.counts !== undefined) {
+      const { listedItems, visibleItems } = instrumentsNow();
+      const listed: Attributes = { 'mcp.method.name': event.method };
+      listedItems.record(event.counts.visible + event.counts.hidden, listed);
+      visibleItems.record(event.counts.visible, listed);
+    }
+    next?.(event);
+  };
+  // Without a listener of yours, the gate builds only what the policy and the recorded headers
+  // need, not the whole context a decision log gets (the copy cost more than the recording).
+  const headerReads = [...(headerAttributes?.keys() ?? [])].map((name) => `request.headers.${name}`);
+  return {
+    onDecision: next === undefined ? withContextReads(recordDecision, headerReads) : recordDecision,
     flush: () => queue.flush(),
   };
 }
