@@ -19,11 +19,9 @@ export type DecisionVariant = 'visible' | 'hidden';
 /** `feature_flag.result.reason` values the gate uses (a subset of the conventions' list). */
 export type FlagResultReason = 'targeting_match' | 'default' | 'error';
 
-/**
- * The JSON-RPC code both SDKs answer an unknown tool, prompt or resource with (InvalidParams),
- * and so the gate a hidden one. SDK 1.32 wraps it for tools/call in an `isError` result whose
- * text names the code; 2.4 answers with the error itself.
- */
+// SDK 1.32 wraps it for tools/call in an `isError` result whose text names the code; 2.4 answers
+// with the JSON-RPC error itself; both answer prompts/get and resources/read with the error.
+/** `rpc.response.status_code` of a hidden call, get or read: the SDKs' answer to an unknown name (InvalidParams). */
 export const hiddenStatusCode = '-32602';
 
 /** Methods whose hidden answer is the SDK's -32602 (checked for both SDKs in test/otel). */
