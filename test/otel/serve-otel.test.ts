@@ -54,7 +54,7 @@ async function serveAndCall(env: Record<string, string>): Promise<{ received: Re
   let stderr = '';
   child.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')));
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
-  const url = await waitFor('"listening on"', () => /listening on (\S+)/.exec(stderr)?.[1], 20_000).catch((error: unknown) => {
+  const url = await waitFor('"listening on"', () => /listening on (\S+)/.exec(stderr)?.[1], 45_000).catch((error: unknown) => {
     throw new Error(`${String(error)}; stderr:\n${stderr}`);
   });
   const client = new Client({ name: 'otel-test', version: '1.0.0' });
@@ -111,7 +111,7 @@ describe('mcp-gate serve --otel', () => {
     expect(new Set(exported.map((metric) => metric.name))).toEqual(new Set(['mcp_gate.decisions', 'mcp_gate.list.items', 'mcp_gate.list.visible_items']));
     const decisions = exported.filter((metric) => metric.name === 'mcp_gate.decisions').at(-1)!.sum!.dataPoints.map((point) => attributesOf(point.attributes)['mcp_gate.decision']);
     expect(decisions.sort()).toEqual(['hidden', 'visible']);
-  }, 60_000);
+  }, 120_000);
 
   it('exports over OTLP/HTTP protobuf by default', async () => {
     const { received, stderr } = await serveAndCall({});
@@ -128,7 +128,7 @@ describe('mcp-gate serve --otel', () => {
     }
     const metricBytes = Buffer.concat(metrics.map((post) => post.body)).toString('latin1');
     for (const text of ['mcp_gate.decisions', 'mcp_gate.list.items', 'mcp_gate.list.visible_items', 'mcp_gate.decision']) expect(metricBytes).toContain(text);
-  }, 60_000);
+  }, 120_000);
 
   it('refuses an OTLP protocol it cannot export with, naming the variable', async () => {
     const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', 'serve', '--port', '0', '--policy', 'policies/demo.json', '--otel'], {
@@ -139,8 +139,8 @@ describe('mcp-gate serve --otel', () => {
     children.push(child);
     let stderr = '';
     child.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')));
-    const code = await withTimeout(new Promise<number | null>((resolve) => child.once('exit', resolve)), 20_000, 'exit');
+    const code = await withTimeout(new Promise<number | null>((resolve) => child.once('exit', resolve)), 45_000, 'exit');
     expect(stderr).toBe('mcp-gate serve: OTEL_EXPORTER_OTLP_PROTOCOL="grpc" is not supported; --otel exports over OTLP/HTTP: use http/protobuf (the default) or http/json\n');
     expect(code).toBe(1);
-  }, 30_000);
+  }, 60_000);
 });
