@@ -114,9 +114,10 @@ export function otelDecisions(options: OtelDecisionsOptions = {}): OtelDecisions
   const recordDecision = function recordDecision(event: DecisionEvent): void {
     const primitive = event.primitive;
     if (primitive !== undefined) {
-      const active = trace.getActiveSpan();
+      const current = context.active();
+      const active = trace.getSpan(current);
       if (active === undefined) {
-        queue({ event, parent: context.active(), decidedAt: performance.now() });
+        queue({ event, parent: current, decidedAt: performance.now() });
       } else {
         // Someone's span (an MCP or HTTP instrumentation's) ends with the answer: record now.
         if (active.isRecording()) recordOn(active, event, primitive);
