@@ -1,7 +1,7 @@
 import { wholeContext, type ContextPlan, type PrimitiveKind, type PrimitiveMetadata } from '../core/context.js';
 import { readsEverything } from '../core/policy/context-scope.js';
 import type { Catalog } from './catalog.js';
-import { isObserved } from './decision-events.js';
+import { contextReadsOf, isObserved } from './decision-events.js';
 import type { GateSettings } from './gate-options.js';
 import type { PolicyView } from './policy-view.js';
 
@@ -23,13 +23,16 @@ export interface ContextConsumers {
 const plansByView = new WeakMap<PolicyView, WeakMap<Catalog, ContextPlan>>();
 
 export function contextPlanFor(view: PolicyView, catalog: Catalog, consumers: ContextConsumers): ContextPlan {
-  // A decision log receives the whole context, as documented for DecisionEvent.
-  if (isObserved(consumers.decisions)) return wholeContext;
+  // A decision log receives the whole context, as documented for DecisionEvent, unless its
+  // listener declared what it reads (decision-events.ts, withContextReads).
+  const listenerReads = contextReadsOf(consumers.decisions);
+  if (listenerReads === undefined && isObserved(consumers.decisions)) return wholeContext;
   let plans = plansByView.get(view);
   if (plans === undefined) plansByView.set(view, (plans = new WeakMap()));
   let plan = plans.get(catalog);
   if (plan === undefined) {
-    plan = planReads(view.policy.readsFor(metadataOf(catalog)), consumers.missingCapability === 'error');
+    const policyReads = view.policy.readsFor(metadataOf(catalog));
+    plan = planReads(listenerReads === undefined ? policyReads : [...policyReads, ...listenerReads], consumers.missingCapability === 'error');
     plans.set(catalog, plan);
   }
   return plan;

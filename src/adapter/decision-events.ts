@@ -19,6 +19,8 @@ export interface DecisionEvent {
   readonly method: string;
   /** The primitive decided on (`name` as policies see it); absent for a list. */
   readonly primitive?: { readonly kind: PrimitiveKind; readonly name: string } | undefined;
+  /** A fixed resource's URI, as registered (the URI the request named); absent otherwise. */
+  readonly uri?: string | undefined;
   /** Lists only: registrations listed, and registrations the policy withheld. */
   readonly counts?: ListCounts | undefined;
   /** Whether the request got the primitive; always true for a list, which is answered either way. */
@@ -46,6 +48,27 @@ export function isObserved(log: DecisionLog): boolean {
   return log !== silentLog;
 }
 
+// Listeners that read less than the whole context (mcp-gate/otel: scalars, and only the headers
+// it was told to record) say which paths; their events then hold what the policy and those paths
+// need. A decision log keeps the whole context: copying a request's eight headers and its claims
+// cost more than recording the decision did.
+const declaredReads = new WeakMap<object, readonly string[]>();
+const readsByLog = new WeakMap<DecisionLog, readonly string[]>();
+
+/**
+ * Marks `listener` as reading only these context paths (`request.headers.x-tenant`, `auth.scopes`)
+ * beyond the scalar fields every context has (method, ids, names); returns it.
+ */
+export function withContextReads<Listener extends (event: DecisionEvent) => void>(listener: Listener, reads: readonly string[]): Listener {
+  declaredReads.set(listener, Object.freeze([...reads]));
+  return listener;
+}
+
+/** The context paths a log's listener declared with `withContextReads`; undefined when it takes the whole context. */
+export function contextReadsOf(log: DecisionLog): readonly string[] | undefined {
+  return readsByLog.get(log);
+}
+
 /**
  * `onDecision` runs inside the request; if it throws, the request still gets its answer and the
  * error goes to `reportError`. The policy's `explain` runs only when someone listens, and only
@@ -67,7 +90,7 @@ export function createDecisionLog(onDecision: ((event: DecisionEvent) => void) |
     }
   }
 
-  return {
+  const log: DecisionLog = {
     route(gated, route) {
       const entry = route.entry;
       if (entry === undefined) return;
@@ -90,6 +113,9 @@ export function createDecisionLog(onDecision: ((event: DecisionEvent) => void) |
       });
     },
   };
+  const reads = declaredReads.get(listener);
+  if (reads !== undefined) readsByLog.set(log, reads);
+  return log;
 }
 
 /**
@@ -111,6 +137,7 @@ function decidedEvent(gated: GatedRequest, entry: CatalogEntry, allowed: boolean
     sessionId: context.request.sessionId,
     method: context.request.method,
     primitive: { kind: entry.kind, name: entry.metadata.name },
+    uri: entry.kind === 'resource' ? entry.metadata.uri : undefined,
     allowed,
     get reason() {
       return explained().reason;

@@ -8,6 +8,15 @@
  */
 export const optionalPeers = {
   '@modelcontextprotocol/sdk': { range: '^1.32.0', what: 'the v1 MCP TypeScript SDK' },
+  // serve --otel (src/cli/otel-runtime.ts): the API, the SDK, and the exporters of the protocol in use.
+  '@opentelemetry/api': { range: '^1.9.0', what: 'the OpenTelemetry API' },
+  '@opentelemetry/sdk-trace-base': { range: '^2.0.0', what: 'the OpenTelemetry tracing SDK' },
+  '@opentelemetry/sdk-metrics': { range: '^2.0.0', what: 'the OpenTelemetry metrics SDK' },
+  '@opentelemetry/resources': { range: '^2.0.0', what: 'OpenTelemetry resources' },
+  '@opentelemetry/exporter-trace-otlp-proto': { range: '>=0.200.0 <0.300.0', what: 'the OTLP/HTTP protobuf trace exporter' },
+  '@opentelemetry/exporter-metrics-otlp-proto': { range: '>=0.200.0 <0.300.0', what: 'the OTLP/HTTP protobuf metric exporter' },
+  '@opentelemetry/exporter-trace-otlp-http': { range: '>=0.200.0 <0.300.0', what: 'the OTLP/HTTP JSON trace exporter' },
+  '@opentelemetry/exporter-metrics-otlp-http': { range: '>=0.200.0 <0.300.0', what: 'the OTLP/HTTP JSON metric exporter' },
 } as const satisfies Record<string, { range: string; what: string }>;
 
 export type OptionalPeer = keyof typeof optionalPeers;

@@ -50,7 +50,7 @@ describe('onDecision (mcp-gate/server)', () => {
       // The versioned tool under its public name; its internal key decides nothing and reports nothing.
       { sessionId: undefined, method: 'tools/call', primitive: { kind: 'tool', name: 'report' }, ...allowedByDefault },
       { sessionId: undefined, method: 'prompts/get', primitive: { kind: 'prompt', name: 'admin-brief' }, ...deniedToNonAdmins },
-      { sessionId: undefined, method: 'resources/read', primitive: { kind: 'resource', name: 'audit' }, ...deniedToNonAdmins },
+      { sessionId: undefined, method: 'resources/read', primitive: { kind: 'resource', name: 'audit' }, uri: 'docs://audit', ...deniedToNonAdmins },
       { sessionId: undefined, method: 'resources/read', primitive: { kind: 'resourceTemplate', name: 'items' }, ...allowedByDefault },
       { sessionId: undefined, method: 'resources/read', primitive: { kind: 'resourceTemplate', name: 'vault' }, ...deniedToNonAdmins },
       { sessionId: undefined, method: 'completion/complete', primitive: { kind: 'prompt', name: 'greet' }, ...allowedByDefault },

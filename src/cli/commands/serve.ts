@@ -10,6 +10,7 @@ import { writeLines } from '../command.js';
 import { displayPath, exitCodes, InputError, loadAll, resolvePath, UsageError, type CliIo } from '../io.js';
 import { serverOptionSpecs } from '../manifest.js';
 import { importPeer } from '../peers.js';
+import type { ServeTelemetry } from '../otel-runtime.js';
 import { loadPolicy } from '../policy-file.js';
 import { loadServerModule, readServerManifest } from '../server-module.js';
 
@@ -23,13 +24,14 @@ export const serveCommand: Command = {
   name: 'serve',
   summary: 'serve a gated MCP server over Streamable HTTP on 127.0.0.1, or over stdio',
   usage:
-    'mcp-gate serve --policy FILE [--server MODULE [--export NAME]] [--port N | --stdio] [--stateless] [--max-sessions N] [--session-idle-timeout SECONDS] [--on-missing-capabilities deny|allow] [--watch] [--decision-log FILE|-] [--log-headers NAME,…] [--log-credential-headers]',
+    'mcp-gate serve --policy FILE [--server MODULE [--export NAME]] [--port N | --stdio] [--stateless] [--max-sessions N] [--session-idle-timeout SECONDS] [--on-missing-capabilities deny|allow] [--watch] [--decision-log FILE|-] [--log-headers NAME,…] [--log-credential-headers] [--otel]',
   description: [
     `Serves the server a module builds (without --server, the demo server) behind the policy: over`,
     `Streamable HTTP at http://127.0.0.1:PORT/mcp, every path below /mcp being an endpoint too`,
     `(/mcp/admin), or over stdin/stdout with --stdio. Messages go to stderr. Stops on SIGINT/SIGTERM.`,
     `--watch reloads the policy when its file changes; an invalid file is rejected, its problems`,
     `printed, and the running policy keeps serving. --decision-log writes one JSON line per decision.`,
+    `--otel exports decisions as OpenTelemetry spans and metrics over OTLP/HTTP (OTEL_EXPORTER_OTLP_*).`,
   ].join('\n'),
   options: {
     policy: { type: 'string', value: 'FILE', description: 'the policy document (required)' },
@@ -61,6 +63,10 @@ export const serveCommand: Command = {
       description: 'headers whose values the decision log may keep (repeatable; none by default); credential headers (authorization, cookie, x-api-key, …) as "[redacted]"',
     },
     'log-credential-headers': { type: 'boolean', description: 'DANGER: write the values of credential headers named by --log-headers (bearer tokens, cookies) to the decision log' },
+    otel: {
+      type: 'boolean',
+      description: 'export decisions as OpenTelemetry spans and metrics over OTLP/HTTP, configured by OTEL_EXPORTER_OTLP_* and OTEL_SERVICE_NAME (needs the OTel SDK packages; docs/otel.md)',
+    },
   },
   async execute(args, io) {
     const settings = readSettings(args);
@@ -84,24 +90,29 @@ export const serveCommand: Command = {
       deferToIdle(createDecisionLogger({ write: decisionLog.write, logHeaders: settings.logHeaders, logCredentialHeaders: settings.logCredentialHeaders }), (error) =>
         note(`decision log: ${error instanceof Error ? error.message : String(error)}`),
       );
+    let telemetry: ServeTelemetry | undefined;
     try {
+      // Loaded only with --otel: the OTel packages are optional peers (src/cli/otel-runtime.ts).
+      if (settings.otel) telemetry = await (await import('../otel-runtime.js')).startServeTelemetry(command, process.env, logDecision);
       const gate = runtime.createGate({
         policy,
         metadata: module.metadata,
         onMissingCapabilities: settings.onMissingCapabilities,
         onError: (error) => note(`error: ${error.message}`),
-        onDecision: logDecision,
+        onDecision: telemetry?.onDecision ?? logDecision,
       });
       const source = module === runtime.demoModule ? 'the demo server' : `${module.name} ${module.factoryName}()`;
       note(`policy ${policyName} (revision ${policy.revision}) in front of ${source}: ${countOf(primitives.length, 'primitive')}`);
       const stop = settings.stdio ? await runtime.serveStdio(io, module, gate, signal, note) : await runtime.serveHttp(module, gate, settings, signal, note);
       const watcher = settings.watch ? watchPolicy(io, policyName, gate, note) : undefined;
       if (decisionLog) note(`decision log: ${decisionLog.label}`);
+      if (telemetry) note(`telemetry: ${telemetry.description}`);
       await stop.done;
       watcher?.close();
       await stop.close();
       note('stopped');
     } finally {
+      await telemetry?.shutdown().catch((error: unknown) => note(`telemetry: ${error instanceof Error ? error.message : String(error)}`));
       logDecision?.flush();
       await decisionLog?.close();
     }
@@ -123,6 +134,7 @@ export interface ServeSettings {
   readonly decisionLog: string | undefined;
   readonly logHeaders: readonly string[];
   readonly logCredentialHeaders: boolean;
+  readonly otel: boolean;
 }
 
 function readSettings(args: ParsedArgs): ServeSettings {
@@ -171,6 +183,7 @@ function readSettings(args: ParsedArgs): ServeSettings {
     decisionLog,
     logHeaders,
     logCredentialHeaders,
+    otel: args.flag('otel'),
   };
 }
 
