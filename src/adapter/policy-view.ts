@@ -1,9 +1,9 @@
 import { createListCache, type ListCache } from '../core/policy/list-cache.js';
 import type { PrimitiveKind, PrimitiveMetadata, RequestContext } from '../core/context.js';
-import type { Decision, Policy } from '../core/policy/types.js';
+import type { Decision, MissingCapabilities, Policy } from '../core/policy/types.js';
 import type { Catalog, CatalogEntry } from './catalog.js';
 
-export type MissingCapabilities = 'deny' | 'allow';
+export type { MissingCapabilities };
 
 /**
  * One policy plus the caches derived from it. A gate swaps whole views, and every request holds

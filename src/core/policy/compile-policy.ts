@@ -240,7 +240,6 @@ function createPolicy(
     evaluate,
     forContext,
     explain,
-    contextKey: compileContextKey({ paths: reads, requiredHeaders: [] }),
     contextKeyFor(primitives: readonly PrimitiveMetadata[]) {
       const required = enforce ? requirementKeyReads(primitives.map(toPrimitiveMetadata)) : { paths: [], headers: [] };
       return compileContextKey({ paths: [...ruleReads, ...required.paths], requiredHeaders: required.headers });
