@@ -4,6 +4,7 @@ import { createListCache } from './list-cache.js';
 import type { Policy } from './types.js';
 import { toPrimitiveMetadata } from './primitive-input.js';
 
+/** Options of createVisibilityFilter: how much to cache, and below what list length not to. */
 export interface VisibilityFilterOptions {
   /** Most distinct contexts remembered per registry version (bounded memory with unique callers). Default 1,000; 0 disables. */
   cacheSize?: number;
