@@ -22,6 +22,14 @@ describe('createListCache', () => {
     expect(cache.get('recurring')).toBe(stored);
   });
 
+  it('admits a key seen again after maxLists other keys were each seen once', () => {
+    const cache = createListCache<string>(4);
+    cache.admit('recurring', ['r']);
+    for (let index = 0; index < 4; index++) cache.admit(`one-off-${index}`, ['o']);
+    const stored = cache.admit('recurring', ['r']);
+    expect(cache.get('recurring')).toBe(stored);
+  });
+
   it('holds at most maxLists lists, dropping the least recently used', () => {
     const cache = createListCache<string>(2);
     for (const key of ['a', 'b', 'a', 'b', 'c', 'c']) cache.admit(key, [key]);
