@@ -1,7 +1,7 @@
 // mcp-gate core: the policy engine, free of any MCP SDK. Adapters live at mcp-gate/sdk and mcp-gate/server.
 export { compileLogic } from './core/logic/compile.js';
 export type { CompileLogicOptions, CompiledLogic } from './core/logic/compile.js';
-export type { CompileLimits, OperatorDefinition } from './core/logic/types.js';
+export type { CompileLimits } from './core/logic/types.js';
 export type { CustomOperators } from './core/logic/operators.js';
 export { isTruthy } from './core/logic/truthy.js';
 export { compilePredicate } from './core/policy/predicate.js';

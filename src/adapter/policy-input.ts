@@ -5,8 +5,7 @@ import type { MissingCapabilities } from './policy-view.js';
 
 /**
  * True for a compiled policy (anything implementing the Policy interface). Checks the members the
- * adapters call: they key caches with `contextKeyFor` (narrowed to one registry's primitives), never
- * with `contextKey`, whose key covers every header once requirements are enforced.
+ * adapters call: they key caches with `contextKeyFor` (narrowed to one registry's primitives).
  */
 export function isPolicy(value: unknown): value is Policy {
   if (value === null || typeof value !== 'object') return false;

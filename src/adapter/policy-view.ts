@@ -1,10 +1,9 @@
-import { LRUCache } from 'lru-cache';
-import { cacheGet, cacheSet } from '../core/policy/lru-access.js';
+import { createListCache, type ListCache } from '../core/policy/list-cache.js';
 import type { PrimitiveKind, PrimitiveMetadata, RequestContext } from '../core/context.js';
-import type { Decision, Policy } from '../core/policy/types.js';
+import type { Decision, MissingCapabilities, Policy } from '../core/policy/types.js';
 import type { Catalog, CatalogEntry } from './catalog.js';
 
-export type MissingCapabilities = 'deny' | 'allow';
+export type { MissingCapabilities };
 
 /**
  * One policy plus the caches derived from it. A gate swaps whole views, and every request holds
@@ -25,12 +24,14 @@ export interface PolicyView {
   resolveTool(catalog: Catalog, publicName: string, context: RequestContext): CatalogEntry | undefined;
 }
 
-const maxContextsPerCatalog = 512;
+// Lists of 512 recurring context keys per catalog (kinds together); one-off contexts are only
+// remembered as keys (list-cache.ts), so they neither evict these nor hold lists.
+const maxListsPerCatalog = 512;
 const invalidMetadataDecision: Decision = Object.freeze({ allowed: false, reason: 'error', message: 'invalid mcp-gate metadata' });
 
 export function createPolicyView(policy: Policy, onMissingCapabilities: MissingCapabilities): PolicyView {
   // Keyed by catalog so a registry change (a new catalog) drops stale lists without bookkeeping.
-  const listsByCatalog = new WeakMap<Catalog, LRUCache<string, readonly CatalogEntry[]>>();
+  const listsByCatalog = new WeakMap<Catalog, ListCache<CatalogEntry>>();
   const keyersByCatalog = new WeakMap<Catalog, (context: RequestContext) => string>();
   const ignoreMissingCapabilities = onMissingCapabilities === 'allow';
 
@@ -76,7 +77,7 @@ export function createPolicyView(policy: Policy, onMissingCapabilities: MissingC
     return chooseTool(catalog, publicName, (entry) => isVisible(context, entry));
   }
 
-  function computeVisible(catalog: Catalog, kind: PrimitiveKind, context: RequestContext): readonly CatalogEntry[] {
+  function computeVisible(catalog: Catalog, kind: PrimitiveKind, context: RequestContext): CatalogEntry[] {
     const visibleEntry = decisionsFor(context);
     const visible: CatalogEntry[] = [];
     if (kind !== 'tool') {
@@ -115,11 +116,11 @@ export function createPolicyView(policy: Policy, onMissingCapabilities: MissingC
       // Custom operators may read clocks or counters: such a policy's decisions are never reused.
       if (!policy.cacheable) return computeVisible(catalog, kind, context);
       let lists = listsByCatalog.get(catalog);
-      if (!lists) listsByCatalog.set(catalog, (lists = new LRUCache({ max: maxContextsPerCatalog })));
+      if (!lists) listsByCatalog.set(catalog, (lists = createListCache(maxListsPerCatalog)));
+      // The key is built whatever happens (cursors are bound to it), so unlike createVisibilityFilter
+      // there is no key to save by bypassing the cache when callers rarely recur.
       const listKey = `${kind}\u0000${cacheKey}`;
-      let visible = cacheGet(lists, listKey);
-      if (!visible) cacheSet(lists, listKey, (visible = computeVisible(catalog, kind, context)));
-      return visible;
+      return lists.get(listKey) ?? lists.admit(listKey, computeVisible(catalog, kind, context));
     },
     resolveTool,
   };

@@ -1,6 +1,14 @@
 import type { JsonRpcRequest, StoredHandler } from './gated-request.js';
 
 /**
+ * A name no registration can have (it starts with NUL). Asking the SDK to call, get or complete
+ * it yields exactly the SDK's "not found" answer on every path (task-augmented calls, malformed
+ * arguments, its ordering of request validation before lookup); `answerRenamed` then puts the
+ * name the client asked for in its place. Both SDK bindings use it for a hidden name.
+ */
+export const unknownNameProbe = '\u0000mcp-gate:unregistered';
+
+/**
  * Replaces a name inside an `isError` tool result's text. Used to turn the SDK's answer for a
  * probe name, or for a versioned tool's internal key, into the name the client asked for, so
  * internal names never reach the client. Any other result is returned as it is.

@@ -33,6 +33,7 @@ export interface RequestContext {
   };
 }
 
+/** The four kinds of MCP primitive a policy decides about. */
 export type PrimitiveKind = 'tool' | 'prompt' | 'resource' | 'resourceTemplate';
 
 /** Metadata of one tool, prompt, resource or resource template, as policies see it. */
@@ -56,6 +57,7 @@ export interface PrimitiveMetadata {
 
 const stringRecord = z.record(z.string(), z.string());
 
+/** The zod schema of a RequestContext (the shape createRequestContext builds). */
 export const requestContextSchema = z.strictObject({
   request: z.strictObject({
     method: z.string(),
@@ -78,6 +80,7 @@ export const requestContextSchema = z.strictObject({
   }),
 });
 
+/** The zod schema of a PrimitiveKind. */
 export const primitiveKindSchema = z.enum(['tool', 'prompt', 'resource', 'resourceTemplate']);
 
 const nonEmpty = z.string().min(1);
@@ -96,8 +99,10 @@ export const primitiveAnnotationSchema = z.strictObject({
   endpoints: z.array(nonEmpty).optional(),
 });
 
+/** What a server author writes about a primitive: version, groups, tags, requirements, endpoints. */
 export type PrimitiveAnnotation = z.infer<typeof primitiveAnnotationSchema>;
 
+/** The zod schema of PrimitiveMetadata (the shape createPrimitiveMetadata builds). */
 export const primitiveMetadataSchema = z.strictObject({
   kind: primitiveKindSchema,
   name: nonEmpty,
@@ -113,6 +118,7 @@ export const primitiveMetadataSchema = z.strictObject({
   endpoints: z.array(nonEmpty),
 });
 
+/** What createRequestContext accepts: any part may be missing or loosely typed, as adapters receive it. */
 export interface RequestContextInput {
   /** Headers may come as Node delivers them: repeated ones as arrays, which are joined with ", ". */
   request?: Partial<Omit<RequestContext['request'], 'headers'>> & {

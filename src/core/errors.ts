@@ -10,8 +10,10 @@ export interface PolicyIssue {
   severity?: PolicyIssueSeverity | undefined;
 }
 
+/** An `error` stops compilation; a `warning` is a likely mistake reported in `Policy.warnings`. */
 export type PolicyIssueSeverity = 'error' | 'warning';
 
+/** What kind of problem a PolicyIssue reports, for tools that match on it rather than on the message. */
 export type PolicyIssueCode =
   | 'unknown_operator'
   | 'arity'

@@ -1,16 +1,9 @@
 import type { JsonRpcRequest } from '../adapter/gated-request.js';
-import { answerRenamed } from '../adapter/renaming.js';
+import { answerRenamed, unknownNameProbe } from '../adapter/renaming.js';
 import { routeToolCall } from '../adapter/routing.js';
 import { deniedError, toolErrorResult } from './denials.js';
 import type { Installation } from './installation.js';
 import type { SdkExtra, StoredHandler } from './server-internals.js';
-
-/**
- * A name no registration can have (it starts with NUL). Asking the SDK to call it yields exactly
- * the SDK's "unknown tool" answer on every path (plain, task-augmented, malformed arguments);
- * the probe name is then replaced by the name the client asked for.
- */
-const unknownToolProbe = '\u0000mcp-gate:unregistered-tool';
 
 /**
  * tools/call: resolve the public name to the registration this context may use, then let the SDK
@@ -29,7 +22,7 @@ export function createGatedToolCall(installation: Installation, sdkHandler: Stor
     if (installation.settings.denied === 'explain' && route.entry !== undefined) {
       return Promise.resolve(toolErrorResult(deniedError('Tool', name, gated.view.explain(gated.context, route.entry)).message));
     }
-    return callAs(sdkHandler, request, extra, unknownToolProbe, name);
+    return callAs(sdkHandler, request, extra, unknownNameProbe, name);
   };
 }
 

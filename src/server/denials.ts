@@ -5,13 +5,6 @@ import { missingCapabilities, toCapabilitiesObject } from '../adapter/capability
 import type { GatedRequest } from '../adapter/gated-request.js';
 import type { Installation } from './installation.js';
 
-/**
- * A name no registration can have (it starts with NUL). Asking the SDK to call, get or complete
- * it yields exactly the SDK's "not found" answer on every path, including its ordering of
- * request validation before lookup; the probe is then renamed to what the client asked for.
- */
-export const unknownNameProbe = '\u0000mcp-gate:unregistered';
-
 /** The SDK 2.4 answer for a resource URI nothing serves (mcp.js `ResourceNotFoundError`, -32602). */
 export function resourceNotFound(uri: string): Error {
   return new ResourceNotFoundError(uri);

@@ -7,6 +7,7 @@ import { createPolicyHolder } from '../adapter/gate-runtime.js';
 import type { MissingCapabilityMode, ServerGateSettings } from './gate-settings.js';
 import { Installation } from './installation.js';
 
+/** Options of a gate for McpServer 2.4: those every mcp-gate adapter takes (docs/sdk.md), plus the v2-only ones below (docs/server.md). */
 export interface GateOptions extends SharedGateOptions, InstallOptions {
   /** `'error'`: a call hidden only by a missing client capability answers -32021 (reveals the primitive). Default `'hide'`. */
   missingCapability?: MissingCapabilityMode;
@@ -17,6 +18,7 @@ export interface GateOptions extends SharedGateOptions, InstallOptions {
   cursorSecret?: string;
 }
 
+/** Options of `gate.install(server, options)`: what the gate needs to know about the request that created this server. */
 export interface InstallOptions {
   /**
    * Inside `createMcpHandler`'s factory: the factory's context. `createMcpHandler` checks scope

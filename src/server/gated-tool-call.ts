@@ -1,8 +1,8 @@
 import type { ServerContext } from '@modelcontextprotocol/server';
 import type { JsonRpcRequest } from '../adapter/gated-request.js';
-import { answerRenamed } from '../adapter/renaming.js';
+import { answerRenamed, unknownNameProbe } from '../adapter/renaming.js';
 import { routeToolCall } from '../adapter/routing.js';
-import { deniedError, missingCapabilityError, unknownNameProbe } from './denials.js';
+import { deniedError, missingCapabilityError } from './denials.js';
 import type { Installation } from './installation.js';
 import type { StoredHandler } from './server-internals.js';
 

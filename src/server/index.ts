@@ -4,5 +4,5 @@ export type { MissingCapabilityMode } from './gate-settings.js';
 export type { DeniedMode } from '../adapter/gate-options.js';
 export type { DecisionEvent } from '../adapter/decision-events.js';
 export type { ListCounts } from '../adapter/list-items.js';
-export type { MissingCapabilities } from '../adapter/policy-view.js';
+export type { MissingCapabilities } from '../core/policy/types.js';
 export { InvalidCursorError } from '../adapter/pagination.js';

@@ -18,12 +18,14 @@ export interface Caller {
   readonly auth?: CallerAuth | undefined;
 }
 
+/** What an auth middleware verified about a caller: OAuth client id, granted scopes, token claims. */
 export interface CallerAuth {
   readonly clientId: string;
   readonly scopes: readonly string[];
   readonly claims: Readonly<Record<string, unknown>>;
 }
 
+/** The domains callers() draws from; each defaults to `defaultCallerDomains` (or every client profile). */
 export interface CallerOptions {
   /** Header name → values a caller may send; each header is sent or not at random. */
   readonly headers?: Readonly<Record<string, readonly string[]>>;
@@ -40,8 +42,10 @@ export interface CallerOptions {
   readonly scopes?: readonly string[];
 }
 
-// Small domains on purpose: random callers then collide often, which is what a decision cache
-// must get exactly right (equal on what is read ⇔ may share an answer).
+/**
+ * The values callers() draws headers, endpoints, client names, subjects and scopes from. Small on
+ * purpose: random callers then collide often, which a decision cache must get exactly right.
+ */
 export const defaultCallerDomains = {
   headers: { 'x-canary': ['1', '0'], 'x-tool-version': ['1', '2'], 'x-tenant': ['acme', 'globex'] },
   endpoints: ['/mcp', '/mcp/admin', '/mcp/admin/users', ''],
@@ -160,6 +164,7 @@ function contextInput(caller: Caller, method: string, capabilities: unknown, ses
   };
 }
 
+/** Options of requestContexts: callers()' domains, plus methods, session ids and undeclared capabilities. */
 export interface RequestContextOptions extends CallerOptions {
   /** Methods a context may carry (default `tools/list`). */
   readonly methods?: readonly string[];

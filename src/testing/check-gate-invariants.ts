@@ -12,6 +12,7 @@ import { expectedView } from './oracle.js';
 import { observe, type Observation } from './probe.js';
 import { detectAdapter, gateAdapterOption, type AnyMcpServer, type GateAdapter, type RegisteredPrimitive } from './registry.js';
 
+/** Options of checkGateInvariants: which gate, which callers, how many runs, and what else to require. */
 export interface CheckGateInvariantsOptions {
   /**
    * Which gate to check: `'sdk'` (mcp-gate/sdk, McpServer of @modelcontextprotocol/sdk 1.32) or
@@ -43,6 +44,7 @@ export interface CheckGateInvariantsOptions {
   readonly checkPolicy?: boolean;
 }
 
+/** What checkGateInvariants checked when every invariant held (it throws GateInvariantError otherwise). */
 export interface GateInvariantsReport {
   /** The gate that was checked. */
   readonly adapter: GateAdapter;
@@ -52,6 +54,7 @@ export interface GateInvariantsReport {
   readonly requests: number;
 }
 
+/** The fast-check seed checkGateInvariants uses unless told otherwise, so CI runs are repeatable. */
 export const defaultSeed = 20261130;
 
 interface Served {

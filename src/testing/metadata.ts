@@ -2,8 +2,10 @@ import fc from 'fast-check';
 import { createPrimitiveMetadata, type PrimitiveAnnotation, type PrimitiveKind, type PrimitiveMetadata } from '../core/context.js';
 import { capabilityPaths } from './callers.js';
 
+/** The four primitive kinds, for building arbitraries over them. */
 export const primitiveKinds: readonly PrimitiveKind[] = ['tool', 'prompt', 'resource', 'resourceTemplate'];
 
+/** The domains annotations() draws groups, tags, requirements, endpoints and versions from. */
 export interface AnnotationOptions {
   readonly groups?: readonly string[];
   readonly tags?: readonly string[];
@@ -50,6 +52,7 @@ export function annotations(options: AnnotationOptions = {}): fc.Arbitrary<Primi
     });
 }
 
+/** Options of primitiveMetadata: annotations()' domains, plus the kinds and names to draw. */
 export interface PrimitiveMetadataOptions extends AnnotationOptions {
   readonly kinds?: readonly PrimitiveKind[];
   readonly names?: readonly string[];

@@ -14,6 +14,7 @@ export interface ExpectedView {
   readonly templates: readonly string[];
 }
 
+/** Options of expectedView: the gate's metadata option, version separator and adapter, as the gate under test has them. */
 export interface OracleOptions {
   /** The gate's `metadata` option (`tool:NAME`, `prompt:NAME`, `resource:URI`, `template:NAME`). */
   readonly metadata?: Readonly<Record<string, PrimitiveAnnotation>> | undefined;

@@ -2,6 +2,7 @@ import fc from 'fast-check';
 import type { PolicyDocument } from '../core/policy/schema.js';
 import { capabilityPaths } from './callers.js';
 
+/** Options of policyDocuments: how many rules, which conditions, and the names, groups and tags rules match on. */
 export interface PolicyDocumentOptions {
   /** Most rules per document (default 5). */
   readonly maxRules?: number;

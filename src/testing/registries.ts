@@ -17,6 +17,7 @@ export interface Registry {
 /** Where an annotation is written: the registration's `_meta['mcp-gate']` or the gate's `metadata` option. */
 export type AnnotationSource = 'meta' | 'option';
 
+/** One tool of a Registry, with its annotation and where the annotation is written. */
 export interface RegistryTool {
   /** Registry key; `name__1.4.0` with `annotation.version` `1.4.0` is a version of public tool `name` (as is a plain `name` beside it). */
   readonly key: string;
@@ -26,12 +27,14 @@ export interface RegistryTool {
   readonly requiresArguments: boolean;
 }
 
+/** One prompt of a Registry; `completable` gives it an argument with completions. */
 export interface RegistryPrompt {
   readonly name: string;
   readonly annotation: PrimitiveAnnotation;
   readonly completable: boolean;
 }
 
+/** One static resource of a Registry. */
 export interface RegistryResource {
   readonly name: string;
   readonly uri: string;
@@ -39,6 +42,7 @@ export interface RegistryResource {
   readonly source: AnnotationSource;
 }
 
+/** One resource template of a Registry, which may list resources and complete its variables. */
 export interface RegistryTemplate {
   readonly name: string;
   readonly uriTemplate: string;
@@ -49,6 +53,7 @@ export interface RegistryTemplate {
   readonly completable: boolean;
 }
 
+/** Options of registries: annotations()' domains, plus the names and URI templates to register. */
 export interface RegistryOptions extends AnnotationOptions {
   readonly toolNames?: readonly string[];
   readonly promptNames?: readonly string[];
@@ -106,6 +111,7 @@ export function registries(options: RegistryOptions = {}): fc.Arbitrary<Registry
     }));
 }
 
+/** Options of createRegistryServer and registryMetadata: which SDK's McpServer to build. */
 export interface RegistryServerOptions {
   /** Which McpServer to build: `'sdk'` (@modelcontextprotocol/sdk 1.32, the default) or `'server'` (@modelcontextprotocol/server 2.4). */
   readonly adapter?: GateAdapter;

@@ -9,7 +9,8 @@ import type { DecisionEvent } from '../../src/adapter/decision-events.js';
 export function instrumentedPolicy(document: PolicyDocument): { policy: Policy; explains: () => number } {
   const compiled = compilePolicy(document);
   let explains = 0;
-  const policy: Policy = {
+  // `contextKey` is no longer part of Policy; the trap stays for code that reaches for it untyped.
+  const policy: Policy & { contextKey(): never } = {
     revision: compiled.revision,
     default: compiled.default,
     rules: compiled.rules,

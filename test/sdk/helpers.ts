@@ -35,7 +35,6 @@ export function createTestPolicy(rule: Rule, calls?: { evaluations: number }): P
     evaluate: (context, primitive) => explain(context, primitive).allowed,
     forContext: (context) => (primitive) => explain(context, primitive).allowed,
     explain,
-    contextKey,
   };
 }
 

@@ -13,6 +13,7 @@ import {
   type OperatorDefinition,
 } from './types.js';
 
+/** Options of compileLogic: the size limits a rule must stay within, and any custom operators. */
 export interface CompileLogicOptions extends CompileLimits {
   /** Extra operators, `name → (...evaluatedArgs) => value`; names are snake_case and may not shadow built-ins. */
   operators?: CustomOperators;

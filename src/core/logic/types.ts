@@ -90,6 +90,10 @@ export interface OperatorDefinition {
   fieldRead?(args: readonly CompiledArg[], scope: DataScope): FieldRead | undefined;
 }
 
+/**
+ * Size limits that keep a hostile rule from exhausting memory or CPU; a rule over a limit fails to
+ * compile. Defaults: depth 64, 10,000 nodes, strings of 65,536 characters, 100,000 iterations.
+ */
 export interface CompileLimits {
   /** Deepest nesting of operators and arrays in a rule. */
   maxDepth?: number;

@@ -18,7 +18,9 @@ import { maxRules, policyDocumentSchema, toPolicyIssues, type NormalizedPolicyDo
 import type { Decision, EvaluationErrorHandler, Policy } from './types.js';
 import { toPrimitiveMetadata } from './primitive-input.js';
 
+/** Options of compilePolicy: compileLogic's limits and operators, plus how evaluation reports and decides. */
 export interface CompilePolicyOptions extends CompileLogicOptions {
+  /** Told about every evaluation that failed (the primitive is hidden for that request). */
   onError?: EvaluationErrorHandler;
   /** Capability-gated primitives when a request declares no capabilities at all (stateless, no envelope). */
   onMissingCapabilities?: MissingCapabilities;
@@ -240,7 +242,6 @@ function createPolicy(
     evaluate,
     forContext,
     explain,
-    contextKey: compileContextKey({ paths: reads, requiredHeaders: [] }),
     contextKeyFor(primitives: readonly PrimitiveMetadata[]) {
       const required = enforce ? requirementKeyReads(primitives.map(toPrimitiveMetadata)) : { paths: [], headers: [] };
       return compileContextKey({ paths: [...ruleReads, ...required.paths], requiredHeaders: required.headers });

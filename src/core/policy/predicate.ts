@@ -5,6 +5,7 @@ import { isTruthy } from '../logic/truthy.js';
 import type { EvaluationErrorHandler } from './types.js';
 import { createContextScope } from './context-scope.js';
 
+/** Options of compilePredicate: compileLogic's, plus a handler told about failed evaluations. */
 export interface CompilePredicateOptions extends CompileLogicOptions {
   /** Told about every evaluation that failed (and so returned false). Must not throw; if it does, that is ignored. */
   onError?: EvaluationErrorHandler;

@@ -2,9 +2,9 @@ import { compilePresenceCheck, type PresenceCheck } from '../logic/capability-pa
 import { compileGlob, type GlobMatcher } from '../logic/glob-matcher.js';
 import type { PrimitiveMetadata, RequestContext } from '../context.js';
 import type { RequestMemo } from '../request-memo.js';
-import type { UnmetRequirement } from './types.js';
+import type { MissingCapabilities, UnmetRequirement } from './types.js';
 
-export type MissingCapabilities = 'deny' | 'allow';
+export type { MissingCapabilities };
 
 /** The metadata requirements of one primitive, compiled once; `unmet` returns null when met, else which one is not. */
 export interface RequirementCheck {

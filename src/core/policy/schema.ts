@@ -63,6 +63,7 @@ export const policyRuleSchema = strictObject({
   when: z.unknown().optional().describe('JSON-Logic condition over request.*, client.*, auth.*, primitive.*'),
 });
 
+/** The zod schema of a policy document (version 1); compilePolicy validates with it. */
 export const policyDocumentSchema = strictObject({
   $schema: z.string().max(2048).optional(),
   version: z.literal(1),
@@ -72,7 +73,9 @@ export const policyDocumentSchema = strictObject({
   rules: z.array(policyRuleSchema).max(maxRules).default([]),
 });
 
+/** A policy document as written (JSON or an object literal): `version`, `default`, `rules`. */
 export type PolicyDocument = z.input<typeof policyDocumentSchema>;
+/** One rule of a policy document, defaults applied: `id`, `effect`, `appliesTo`, `when`. */
 export type PolicyRule = z.infer<typeof policyRuleSchema>;
 export type NormalizedPolicyDocument = z.infer<typeof policyDocumentSchema>;
 

@@ -1,8 +1,16 @@
 import type { PrimitiveMetadata, RequestContext } from '../context.js';
 import type { PolicyError, PolicyIssue } from '../errors.js';
 
+/** What a rule or the policy's default does to the primitives it decides: show them or hide them. */
 export type Effect = 'allow' | 'deny';
+/** What decided: a rule, the default, an unmet metadata requirement, or an error (hidden, fail closed). */
 export type DecisionReason = 'rule' | 'default' | 'requirement' | 'error';
+
+/**
+ * What a capability requirement does for a request that declared no client capabilities at all
+ * (stateless HTTP): `'deny'` (default) leaves it unmet, `'allow'` treats it as met.
+ */
+export type MissingCapabilities = 'deny' | 'allow';
 
 /** Why a primitive is visible or hidden for one request. */
 export interface Decision {
@@ -58,7 +66,13 @@ export interface Policy {
   readonly cacheable: boolean;
   /** `reads` narrowed to what these primitives' requirements actually read (for per-registry cache keys). */
   readsFor(primitives: readonly PrimitiveMetadata[]): readonly string[];
-  /** `contextKey` narrowed to `readsFor(primitives)`; metadata may be plain data (throws MetadataError when invalid). */
+  /**
+   * A cache key function for these primitives: equal keys for two contexts only when every read
+   * the rules and these primitives' requirements perform gives equal values (a sub-path such as
+   * `request.headers.x-team.length` is the header's length; a computed path keys on the whole
+   * context); a context holding values that are not plain data gets a key of its own. Metadata
+   * may be plain data (throws MetadataError when invalid).
+   */
   contextKeyFor(primitives: readonly PrimitiveMetadata[]): (context: RequestContext) => string;
   /**
    * Whether the primitive is visible for this request. For a context from createRequestContext,
@@ -72,11 +86,4 @@ export interface Policy {
    */
   forContext(context: RequestContext): (primitive: PrimitiveMetadata) => boolean;
   explain(context: RequestContext, primitive: PrimitiveMetadata): Decision;
-  /**
-   * A cache key: equal for two contexts only when every read the compiled rules perform gives
-   * equal values (a sub-path such as `request.headers.x-team.length` is the header's length; a
-   * computed path keys on the whole context). A context holding values that are not plain data
-   * gets a key of its own, so it is never served another's answer.
-   */
-  contextKey(context: RequestContext): string;
 }

@@ -1,10 +1,10 @@
-import { LRUCache } from 'lru-cache';
 import type { PrimitiveMetadata, RequestContext } from '../context.js';
 import { PolicyOptionError } from '../errors.js';
-import { cacheGet, cacheSet } from './lru-access.js';
+import { createListCache } from './list-cache.js';
 import type { Policy } from './types.js';
 import { toPrimitiveMetadata } from './primitive-input.js';
 
+/** Options of createVisibilityFilter: how much to cache, and below what list length not to. */
 export interface VisibilityFilterOptions {
   /** Most distinct contexts remembered per registry version (bounded memory with unique callers). Default 1,000; 0 disables. */
   cacheSize?: number;
@@ -56,16 +56,15 @@ export function createVisibilityFilter<T>(
   if (!useCache) return { visible: computeVisible, isVisible };
 
   const contextKey = policy.contextKeyFor(metadata);
-  const visibleByContext = new LRUCache<string, readonly T[]>({ max: cacheSize });
-  // Admission on the second sighting: a caller seen once (a unique context) never evicts a
-  // recurring one, and the miss path stays a key plus a set lookup, not a stored list.
-  const seenOnce = new Set<string>();
+  // The cache the gates use too (list-cache.ts): a list is stored on its key's second sighting.
+  const visibleByContext = createListCache<T>(cacheSize);
   // When callers hardly ever recur (hit rate under 1/16 in a window of 256 lookups), building
   // keys is pure cost: then only about one request in 64 takes the cached path, and a window is
   // 64 of those (about 4,000 requests), enough to notice recurrence. One in 16 still cost an
   // all-miss list 5 % (keys, and the garbage of remembering them). The gaps are jittered (32 to
   // 95 requests): a fixed stride could lock onto periodic traffic and keep sampling the same
-  // few callers, which then look like recurring ones.
+  // few callers, which then look like recurring ones. (The gates build the key for their cursors
+  // anyway, so this bypass is the filter's alone.)
   const window = 256;
   const sampledWindow = 64;
   let lookups = 0;
@@ -86,20 +85,12 @@ export function createVisibilityFilter<T>(
         hits = 0;
       }
       const key = contextKey(context);
-      const cached = cacheGet(visibleByContext, key);
+      const cached = visibleByContext.get(key);
       if (cached) {
         hits++;
         return cached;
       }
-      const visible = computeVisible(context);
-      if (seenOnce.delete(key)) {
-        // Frozen only once shared: a list handed to one caller alone need not pay for it.
-        cacheSet(visibleByContext, key, Object.freeze(visible) as readonly T[]);
-      } else {
-        if (seenOnce.size >= cacheSize) seenOnce.clear();
-        seenOnce.add(key);
-      }
-      return visible;
+      return visibleByContext.admit(key, computeVisible(context));
     },
     isVisible,
   };
