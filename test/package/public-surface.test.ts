@@ -5,6 +5,7 @@ import ts from 'typescript';
 import { fileURLToPath } from 'node:url';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { compilePolicy } from '../../src/index.js';
+import packageJson from '../../package.json' with { type: 'json' };
 
 const repositoryRoot = fileURLToPath(new URL('../../', import.meta.url));
 
@@ -14,6 +15,7 @@ const entryPoints = {
   './sdk': 'src/sdk/index.ts',
   './server': 'src/server/index.ts',
   './testing': 'src/testing/index.ts',
+  './otel': 'src/otel/index.ts',
 } as const;
 
 type EntryPoint = keyof typeof entryPoints;
@@ -132,6 +134,17 @@ const expectedExports: Record<EntryPoint, readonly string[]> = {
     'requestContexts',
     'toRequestContext',
   ],
+  './otel': [
+    'DecisionVariant',
+    'FlagResultReason',
+    'OtelDecisionsOption',
+    'OtelDecisionsOptions',
+    'evaluationEventName',
+    'hiddenStatusCode',
+    'instrumentationScope',
+    'otelDecisions',
+    'providerName',
+  ],
 };
 
 interface PublicExport {
@@ -172,10 +185,15 @@ beforeAll(() => {
       };
     });
   };
-  surface = { '.': read(entryPoints['.']), './sdk': read(entryPoints['./sdk']), './server': read(entryPoints['./server']), './testing': read(entryPoints['./testing']) };
+  surface = Object.fromEntries(Object.entries(entryPoints).map(([entry, file]) => [entry, read(file)])) as unknown as Record<EntryPoint, readonly PublicExport[]>;
 }, 60_000);
 
 describe('public surface', () => {
+  it('pins every entry point package.json exports', () => {
+    const exported = Object.keys(packageJson.exports).filter((entry) => entry !== './package.json');
+    expect(exported.sort()).toEqual(Object.keys(entryPoints).sort());
+  });
+
   for (const entry of Object.keys(entryPoints) as EntryPoint[]) {
     it(`exports exactly the pinned names from mcp-gate${entry === '.' ? '' : entry.slice(1)}`, () => {
       expect(surface[entry].map((exported) => exported.name).sort()).toEqual([...expectedExports[entry]].sort());
