@@ -1,5 +1,3 @@
-import type { RequestContext } from './context.js';
-
 // What one request has already decided that does not depend on the primitive: the values of
 // rule conditions that read only the request, and whether the client declared each distinct set
 // of required capabilities. A list asks these questions once per primitive, and a call or read
@@ -133,16 +131,19 @@ export class RequestMemo {
  * is invisible to `Object.keys`, JSON, spreads and equality, so a copy made with `{...context}`
  * never carries this request's answers; a non-enumerable property did the same through
  * `Object.defineProperty`, which cost 210 ns per request.
+ *
+ * Generic over its three parts so that this module need not import context.ts, which builds it
+ * (context.ts's RequestContext is what it is there); the functions below take any value.
  */
-export class FrozenRequestContext implements RequestContext {
-  readonly request: RequestContext['request'];
-  readonly client: RequestContext['client'];
-  readonly auth: RequestContext['auth'];
+export class FrozenRequestContext<Request = unknown, Client = unknown, Auth = unknown> {
+  readonly request: Request;
+  readonly client: Client;
+  readonly auth: Auth;
   readonly #memo: RequestMemo;
   /** What a context built for one plan was built from, so the whole context can be built later; undefined when whole. */
   readonly #source: unknown;
 
-  constructor(request: RequestContext['request'], client: RequestContext['client'], auth: RequestContext['auth'], memo: RequestMemo, source?: unknown) {
+  constructor(request: Request, client: Client, auth: Auth, memo: RequestMemo, source?: unknown) {
     this.request = request;
     this.client = client;
     this.auth = auth;
@@ -152,12 +153,12 @@ export class FrozenRequestContext implements RequestContext {
   }
 
   /** The input of a context built for a plan (not whole); undefined for any other context. */
-  static partialSourceOf(context: RequestContext): unknown {
+  static partialSourceOf(context: unknown): unknown {
     if (typeof context !== 'object' || context === null) return undefined;
     return #source in context ? (context as FrozenRequestContext).#source : undefined;
   }
 
-  static memoOf(context: RequestContext): RequestMemo | undefined {
+  static memoOf(context: unknown): RequestMemo | undefined {
     // Policies never throw, whatever a caller passes as the context.
     if (typeof context !== 'object' || context === null) return undefined;
     return #memo in context ? (context as FrozenRequestContext).#memo : undefined;
@@ -169,6 +170,6 @@ export class FrozenRequestContext implements RequestContext {
  * for a context not built by createRequestContext: a hand-made object may be mutated between
  * calls, so nothing about it is remembered.
  */
-export function memoFor(context: RequestContext, owner: number): RequestMemo | undefined {
+export function memoFor(context: unknown, owner: number): RequestMemo | undefined {
   return FrozenRequestContext.memoOf(context)?.for(owner);
 }

@@ -1,4 +1,5 @@
 import type { PrimitiveMetadata, RequestContext } from '../context.js';
+import type { CompiledPolicyRule } from '../internal-types.js';
 import { MetadataError, PolicyCompileError, PolicyError, type PolicyIssue } from '../errors.js';
 import { toPolicyError, type CompileLogicOptions } from '../logic/compile.js';
 import { createOperatorTable } from '../logic/operators.js';
@@ -12,7 +13,7 @@ import { describeUnmet, requirementKeyReads, requirementReads, type MissingCapab
 import { compileRules } from './compile-rules.js';
 import { decideFirst, FailedRule } from './first-decision.js';
 import { checkRulePaths } from './var-paths.js';
-import { createPlanner, type CompiledPolicyRule, type PrimitivePlan } from './rule-plan.js';
+import { createPlanner, type PrimitivePlan } from './rule-plan.js';
 import { memoFor, newMemoOwner, RequestMemo } from '../request-memo.js';
 import { maxRules, policyDocumentSchema, toPolicyIssues, type NormalizedPolicyDocument, type PolicyDocument, type PolicyRule } from './schema.js';
 import type { Decision, EvaluationErrorHandler, Policy } from './types.js';

@@ -1,5 +1,5 @@
 import { compilePathReader } from '../logic/path.js';
-import type { Evaluator, FieldRead } from '../logic/types.js';
+import type { Evaluator, FieldRead } from '../internal-types.js';
 import type { PrimitiveMetadata, RequestContext } from '../context.js';
 
 // The context's own fields are read by one `switch` with a named property load per case. V8

@@ -1,7 +1,6 @@
-import { negation, runTest, valueTest, type FlatTest } from '../logic/flat-tests.js';
+import type { CompiledPolicyRule, Evaluator, FlatTest } from '../internal-types.js';
+import { negation, runTest, valueTest } from '../logic/flat-tests.js';
 import { isTruthy } from '../logic/truthy.js';
-import type { Evaluator } from '../logic/types.js';
-import type { CompiledPolicyRule } from './rule-plan.js';
 
 // Most requests decide once: a call, a get, a read. Rule by rule, that one decision pays a call
 // into every rule's condition, the rule loop and the memo bookkeeping; here the rules that apply

@@ -1,29 +1,9 @@
 import { planSlot, type PlanSlot, type PrimitiveMetadata } from '../context.js';
 import { compileGlob, type GlobMatcher } from '../logic/glob-matcher.js';
-import type { FlatTest, TestGroup } from '../logic/flat-tests.js';
-import type { Evaluator } from '../logic/types.js';
+import type { CompiledPolicyRule } from '../internal-types.js';
 import { firstDecision, type FirstDecision } from './first-decision.js';
 import type { PolicyRule } from './schema.js';
 import { createRequirementCompiler, noRequirements, type MissingCapabilities, type RequirementCheck } from './requirements.js';
-
-/** One rule after compilation: `appliesTo` as a matcher over metadata, `when` as an evaluator (null = always). */
-export interface CompiledPolicyRule {
-  readonly id: string;
-  readonly description: string | undefined;
-  readonly effect: 'allow' | 'deny';
-  readonly appliesTo: (primitive: PrimitiveMetadata) => boolean;
-  readonly when: Evaluator | null;
-  /** `when` as a flat test or a group of them, when it runs as one (first-decision.ts uses them). */
-  readonly test: FlatTest | undefined;
-  readonly group: TestGroup | undefined;
-  /** True when `when` never returns an array, so its truthiness is plain `!!`. */
-  readonly whenNeverArray: boolean;
-  /**
-   * Index of this rule's value in a per-request memo when `when` depends on the request alone
-   * (one request needs it only once, however many primitives it filters); -1 otherwise.
-   */
-  readonly memoSlot: number;
-}
 
 /**
  * What the policy must check for one primitive: its requirements and the rules whose `appliesTo`
