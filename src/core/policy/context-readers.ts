@@ -9,8 +9,8 @@ import { contextShape, type PathShape } from './context-shape.js';
 // RequestContext and of PrimitiveMetadata have fixed shapes, so each case's load stays
 // monomorphic. Flat tests (logic/flat-tests.ts) call the switch directly; reader closures wrap it.
 //
-// The switch is the one table of fields. Which path each case reads is found when this module
-// loads, by running every case once on a sample context and primitive in which each field of
+// The switch is the one table of fields. Which path each case reads is found on first use, by
+// running every case once on a sample context and primitive in which each field of
 // context-shape.ts holds a value of its own: the value a case returns names its field. So a
 // field is added with one line here, its case, with the next number (cases are never
 // renumbered). test/core/policy/context-field-cases.test.ts checks that every case reads a field
@@ -117,17 +117,33 @@ function findFieldCases(): ReadonlyArray<{ readonly field: number; readonly path
   return cases;
 }
 
-/** The cases of readContextField but the header's, each with the path it reads (for the tests). */
-export const fieldCases = findFieldCases();
+let foundCases: ReturnType<typeof findFieldCases> | undefined;
 
-const fieldIndex: ReadonlyMap<string, number> = new Map(fieldCases.flatMap(({ field, path }) => (path === undefined ? [] : [[path, field] as const])));
+/**
+ * The cases of readContextField but the header's, each with the path it reads; found on first
+ * use (when the first rule is compiled), not when this module loads, so that the sample
+ * metadata carries every hidden slot real metadata does (policy/rule-plan.ts adds one when it
+ * loads) and the switch's loads never see a shape real metadata lacks.
+ */
+export function fieldCases(): ReturnType<typeof findFieldCases> {
+  foundCases ??= findFieldCases();
+  return foundCases;
+}
+
+let fieldIndexMap: ReadonlyMap<string, number> | undefined;
+
+/** Path → case of readContextField. */
+function fieldIndex(): ReadonlyMap<string, number> {
+  fieldIndexMap ??= new Map(fieldCases().flatMap(({ field, path }) => (path === undefined ? [] : [[path, field] as const])));
+  return fieldIndexMap;
+}
 
 /** The switch's read of `root.rest…` (root canonical), when it is a field or a header; undefined otherwise. */
 export function contextFieldOf(segments: readonly string[]): FieldRead | undefined {
   if (segments.length === 3 && segments[0] === 'request' && segments[1] === 'headers') {
     return { field: headerField, key: segments[2]!, read: readContextField };
   }
-  const field = fieldIndex.get(segments.join('.'));
+  const field = fieldIndex().get(segments.join('.'));
   return field === undefined ? undefined : { field, key: '', read: readContextField };
 }
 
@@ -146,7 +162,7 @@ export function compileContextReader(segments: readonly string[]): Evaluator {
     };
   }
   for (let length = Math.min(segments.length - 1, 3); length > 0; length--) {
-    const field = fieldIndex.get(segments.slice(0, length).join('.'));
+    const field = fieldIndex().get(segments.slice(0, length).join('.'));
     if (field === undefined) continue;
     const readRest = compilePathReader(segments.slice(length));
     return function readBelowField(context, primitive) {

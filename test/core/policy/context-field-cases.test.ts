@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { contextShape, type PathShape } from '../../../src/core/policy/context-shape.js';
-import { compileContextReader, contextFieldOf, fieldCases } from '../../../src/core/policy/context-readers.js';
+import { compileContextReader, contextFieldOf, fieldCases as findCases } from '../../../src/core/policy/context-readers.js';
 import { createRequestContext } from '../../../src/core/context.js';
 
 // readContextField's switch is the one table of context fields: the path each case reads is
@@ -11,6 +11,7 @@ function fieldPaths(shape: PathShape, at: string): string[] {
   return [at, ...Object.entries(shape.fields).flatMap(([name, field]) => fieldPaths(field, `${at}.${name}`))];
 }
 
+const fieldCases = findCases();
 const shapePaths = ['request', 'client', 'auth', 'primitive'].flatMap((root) => fieldPaths(contextShape[root]!, root));
 
 describe('fieldCases', () => {
