@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { joinPath, PolicyError, RequestContextError } from './errors.js';
 import { copyHeaders, copyPlainData, CopyBudget, deepFreeze, pickHeaders, stringsOf, UnreadableValue } from './context-input.js';
-import { CapabilityMemo, FrozenRequestContext, RequestMemo } from './request-memo.js';
+import { CapabilityMemo, FrozenRequestContext } from './request-memo.js';
 
 export { maxCopiedValues } from './context-input.js';
 
@@ -203,7 +203,7 @@ function buildContext(input: RequestContextInput, plan: ContextPlan, reading: Re
     claims,
   });
   const source = plan === wholeContext ? undefined : input;
-  return new FrozenRequestContext(builtRequest, builtClient, builtAuth, new RequestMemo(declared?.memo), source);
+  return new FrozenRequestContext(builtRequest, builtClient, builtAuth, declared?.memo, source);
 }
 
 /**
