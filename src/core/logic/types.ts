@@ -29,6 +29,11 @@ export interface OperatorDefinition {
   readonly neverArray?: boolean | ((args: readonly CompiledArg[]) => boolean);
   /** True when evaluating may spend the iteration budget (array operators), so callers must set one up. */
   readonly iterates?: boolean;
+  // The four hooks below are fast paths: each gives the compiler a second form of what
+  // `compile` already returns (the closures stay the reference semantics), and each form has a
+  // test comparing it with the closures: compileNegation in test/core/logic/negation.test.ts,
+  // flatTest, testGroup and fieldRead in test/core/logic/flat-tests.test.ts. They stay separate
+  // hooks because each serves a different consumer (`!`, `and`/`or`, a group's operands, `var`).
   /**
    * `{"!": <this operation>}` as one evaluator, which must return `!isTruthy(value)` of the
    * operation for every input; undefined when the operation has no such form. Policies negate
