@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { joinPath, PolicyError, RequestContextError } from './errors.js';
 import { copyHeaders, copyPlainData, CopyBudget, deepFreeze, pickHeaders, stringsOf, UnreadableValue } from './context-input.js';
-import { CapabilityMemo, FrozenRequestContext, RequestMemo } from './request-memo.js';
+import { CapabilityMemo, FrozenRequestContext } from './request-memo.js';
 
 export { maxCopiedValues } from './context-input.js';
 
@@ -209,7 +209,7 @@ function buildContext(input: RequestContextInput, plan: ContextPlan, reading: Re
     claims,
   });
   const source = plan === wholeContext ? undefined : input;
-  return new FrozenRequestContext(builtRequest, builtClient, builtAuth, new RequestMemo(declared?.memo), source);
+  return new FrozenRequestContext(builtRequest, builtClient, builtAuth, declared?.memo, source);
 }
 
 /**
@@ -292,21 +292,20 @@ export function createPrimitiveMetadata(
     requires: { capabilities: [...(annotation.requires?.capabilities ?? [])], headers },
     endpoints: [...(annotation.endpoints ?? [])],
   };
-  // A hidden, mutable slot inside the frozen metadata where a policy keeps its per-primitive
-  // plan: cheaper on the hot path than a WeakMap lookup per decision.
-  Object.defineProperty(metadata, planSlot, { value: { owner: undefined, defaultDecides: false, requirements: undefined, deny: undefined, allow: undefined, first: undefined }, enumerable: false });
+  for (const { key, create } of hiddenSlots) Object.defineProperty(metadata, key, { value: create(), enumerable: false });
   return deepFreeze(metadata);
 }
 
-/** Key of the plan slot of metadata built by createPrimitiveMetadata (see rule-plan.ts). */
-export const planSlot: unique symbol = Symbol('mcp-gate.plan');
+/**
+ * Hidden slots of metadata built by createPrimitiveMetadata. A module that derives data from
+ * metadata registers one when it loads (the metadata is frozen, so what is derived never goes
+ * stale), and all metadata built from then on carries a fresh, mutable value under that key:
+ * non-enumerable, so keys, JSON, spreads and equality never see it. policy/rule-plan.ts keeps
+ * each primitive's plan in one; what is in a slot is its owner's business, not this module's.
+ */
+const hiddenSlots: Array<{ readonly key: symbol; readonly create: () => object }> = [];
 
-/** A policy's plan for one primitive, kept in the primitive itself (the fields of rule-plan.ts's PrimitivePlan). */
-export interface PlanSlot {
-  owner: unknown;
-  defaultDecides: boolean;
-  requirements: unknown;
-  deny: unknown;
-  allow: unknown;
-  first: unknown;
+/** Gives all metadata built from now on a hidden slot under `key`, holding `create()`'s value. */
+export function addHiddenMetadataSlot(key: symbol, create: () => object): void {
+  hiddenSlots.push({ key, create });
 }

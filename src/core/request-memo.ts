@@ -1,15 +1,15 @@
-import type { RequestContext } from './context.js';
-
 // What one request has already decided that does not depend on the primitive: the values of
 // rule conditions that read only the request, and whether the client declared each distinct set
 // of required capabilities. A list asks these questions once per primitive, and a call or read
 // may ask them for several primitives (versions, templates); the answers cannot change within a
 // request, so each is computed once.
 //
-// createRequestContext gives every context a private memo (everything in such a context is
-// frozen all the way down, so its answers cannot change); memoFor below reads it. It belongs to
-// one policy at a time: another policy takes it over by resetting it, which stores only small
-// integers, so a request's first decision pays no allocation for it. Answers about declared
+// A context createRequestContext built has a private memo, made when a policy first asks for it
+// (everything in such a context is frozen all the way down, so its answers cannot change);
+// memoFor below makes and reads it. It belongs to one policy at a time: another policy takes it
+// over by resetting it, which stores only small integers, so a request pays for one memo however
+// many policies decide it, and a request no policy decides (a list served from a cache) pays for
+// none. Answers about declared
 // capabilities live in a CapabilityMemo shared by every request that declares the same (frozen,
 // copied-once) capabilities object: a session's requests share it, so a new request of a known
 // session does not test its capabilities again.
@@ -133,34 +133,44 @@ export class RequestMemo {
  * is invisible to `Object.keys`, JSON, spreads and equality, so a copy made with `{...context}`
  * never carries this request's answers; a non-enumerable property did the same through
  * `Object.defineProperty`, which cost 210 ns per request.
+ *
+ * The memo is made by the first policy that asks for it (memoFor), not with the context: a
+ * request whose list comes from a cache, or that no policy decides, never needs one. (Private
+ * fields stay writable in a frozen object.)
+ *
+ * Generic over its three parts so that this module need not import context.ts, which builds it
+ * (context.ts's RequestContext is what it is there); the functions below take any value.
  */
-export class FrozenRequestContext implements RequestContext {
-  readonly request: RequestContext['request'];
-  readonly client: RequestContext['client'];
-  readonly auth: RequestContext['auth'];
-  readonly #memo: RequestMemo;
+export class FrozenRequestContext<Request = unknown, Client = unknown, Auth = unknown> {
+  readonly request: Request;
+  readonly client: Client;
+  readonly auth: Auth;
+  #memo: RequestMemo | undefined = undefined;
+  /** The shared memo of the context's capabilities object; undefined when it declared none. */
+  readonly #declared: CapabilityMemo | undefined;
   /** What a context built for one plan was built from, so the whole context can be built later; undefined when whole. */
   readonly #source: unknown;
 
-  constructor(request: RequestContext['request'], client: RequestContext['client'], auth: RequestContext['auth'], memo: RequestMemo, source?: unknown) {
+  constructor(request: Request, client: Client, auth: Auth, declared: CapabilityMemo | undefined, source?: unknown) {
     this.request = request;
     this.client = client;
     this.auth = auth;
-    this.#memo = memo;
+    this.#declared = declared;
     this.#source = source;
     Object.freeze(this);
   }
 
   /** The input of a context built for a plan (not whole); undefined for any other context. */
-  static partialSourceOf(context: RequestContext): unknown {
+  static partialSourceOf(context: unknown): unknown {
     if (typeof context !== 'object' || context === null) return undefined;
     return #source in context ? (context as FrozenRequestContext).#source : undefined;
   }
 
-  static memoOf(context: RequestContext): RequestMemo | undefined {
+  static memoOf(context: unknown): RequestMemo | undefined {
     // Policies never throw, whatever a caller passes as the context.
-    if (typeof context !== 'object' || context === null) return undefined;
-    return #memo in context ? (context as FrozenRequestContext).#memo : undefined;
+    if (typeof context !== 'object' || context === null || !(#memo in context)) return undefined;
+    const frozen = context as FrozenRequestContext;
+    return (frozen.#memo ??= new RequestMemo(frozen.#declared));
   }
 }
 
@@ -169,6 +179,6 @@ export class FrozenRequestContext implements RequestContext {
  * for a context not built by createRequestContext: a hand-made object may be mutated between
  * calls, so nothing about it is remembered.
  */
-export function memoFor(context: RequestContext, owner: number): RequestMemo | undefined {
+export function memoFor(context: unknown, owner: number): RequestMemo | undefined {
   return FrozenRequestContext.memoOf(context)?.for(owner);
 }

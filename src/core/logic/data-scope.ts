@@ -1,5 +1,5 @@
 import { compilePathReader, isWholeDataPath, readPath, splitPath } from './path.js';
-import type { DataScope } from './types.js';
+import type { DataScope } from '../internal-types.js';
 
 /**
  * Plain JSON-Logic data: `var` paths start at the data itself. Also the scope of array-operator

@@ -1,5 +1,5 @@
 import { compareToVersion, type VersionComparison } from './semver.js';
-import type { CompiledArg, Evaluator, FieldReader } from './types.js';
+import type { CompiledArg, Evaluator, FieldReader, FlatTest, TestGroup } from '../internal-types.js';
 
 // Policies are mostly `and`/`or` over simple tests: one value of the request compared with
 // literals (a client name `in` a list, `sem_ver >=`, a header `===`, an endpoint prefix). As
@@ -32,23 +32,12 @@ export const TestKind = {
 
 type Kind = (typeof TestKind)[keyof typeof TestKind];
 
-/** One test as data. Built only by `makeTest`, so every test has one object shape. */
-export interface FlatTest {
-  readonly kind: Kind;
-  /** `!` of the result (tests never return arrays, so `!value` is JSON-Logic's negation). */
-  readonly negate: boolean;
-  /** The operand: field `field` (≥ 0) of the scope's field switch, or else `read`'s value. */
-  readonly field: number;
-  readonly key: string;
-  readonly readField: FieldReader;
-  readonly read: Evaluator;
-  /** The literal the value is tested against: a value, list, Set, affix or predicate. */
-  readonly literal: unknown;
-}
+// FlatTest and TestGroup, the data these functions build and run, are declared in
+// ../internal-types.ts (CompiledArg, which carries them, is there too).
 
 const noFieldReader: FieldReader = () => undefined;
 
-function makeTest(kind: Kind, negate: boolean, field: number, key: string, readField: FieldReader, read: Evaluator, literal: unknown): FlatTest {
+function makeTest(kind: number, negate: boolean, field: number, key: string, readField: FieldReader, read: Evaluator, literal: unknown): FlatTest {
   return { kind, negate, field, key, readField, read, literal };
 }
 
@@ -78,7 +67,7 @@ function operandValue(test: FlatTest, data: unknown, primitive: unknown): unknow
 
 // The cases are number literals (TestKind's values), not `TestKind.…`: V8 compiles a switch
 // over number literals to a jump table and any other switch to a chain of comparisons.
-function testValue(kind: Kind, literal: unknown, value: unknown): unknown {
+function testValue(kind: number, literal: unknown, value: unknown): unknown {
   switch (kind) {
     case 1: // LooseEquals
       // eslint-disable-next-line eqeqeq -- JSON-Logic's `==` is JavaScript's
@@ -120,12 +109,6 @@ export function containsItem(container: unknown, item: unknown): boolean {
 export function runTest(test: FlatTest, data: unknown, primitive: unknown): unknown {
   const result = testValue(test.kind, test.literal, operandValue(test, data, primitive));
   return test.negate ? !result : result;
-}
-
-/** `and` (stopOn false) or `or` (stopOn true) over tests. */
-export interface TestGroup {
-  readonly tests: readonly FlatTest[];
-  readonly stopOn: boolean;
 }
 
 /** The group of an `and`/`or` when at least one operand is a test and none can be an array; undefined otherwise. */

@@ -1,57 +1,11 @@
 import type { PolicyIssue } from '../errors.js';
-import type { FlatTest, TestGroup } from './flat-tests.js';
+import type { CompiledArg, DataScope, Evaluator, FieldRead, FlatTest, TestGroup } from '../internal-types.js';
 
-/**
- * A compiled rule node. `data` is the document a rule reads; in predicate mode it is the
- * RequestContext and `primitive` is the PrimitiveMetadata, so nothing is merged per call.
- */
-export type Evaluator = (data: unknown, primitive: unknown) => unknown;
-
-/** A child argument after compilation: its evaluator, and its value when it is a literal (constant folding). */
-export interface CompiledArg {
-  readonly evaluate: Evaluator;
-  readonly isConstant: boolean;
-  readonly constant: unknown;
-  /** The raw rule of this argument, for operators that inspect it (e.g. `fractional`'s bucket-key detection). */
-  readonly raw: unknown;
-  readonly path: string;
-  /** True when the value is never an array, so JSON-Logic truthiness is plain `!!value` (no array check). */
-  readonly neverArray: boolean;
-  /** `{"!": <this argument>}` as one evaluator, when its operator offers one (see `compileNegation`). */
-  readonly negation?: Evaluator;
-  /** A static `var` the scope reads in its field switch, without a call (see `DataScope.fieldOf`). */
-  readonly field?: FieldRead;
-  /** This argument as a test `and`/`or` can run as data (see flat-tests.ts). */
-  readonly test?: FlatTest;
-  /** This `and`/`or` as a group of tests, when it runs as one. */
-  readonly group?: TestGroup;
-}
-
-/** Reads field `field` (with `key`, e.g. a header name) of the data; undefined when absent. */
-export type FieldReader = (field: number, key: string, data: unknown, primitive: unknown) => unknown;
-
-/** A static path the scope reads with one `switch` instead of a reader closure. */
-export interface FieldRead {
-  readonly field: number;
-  readonly key: string;
-  readonly read: FieldReader;
-}
-
-/** How `var`, `missing`, `has` and `fractional` find their data; differs between plain data and predicate mode. */
-export interface DataScope {
-  /** Compile-time resolution of a pre-split static path; returns an issue message when the path is not allowed. */
-  resolveStatic(segments: readonly string[]): Evaluator | string;
-  /** Called at compile time when a rule resolves paths only known at run time (`var` of a computed path, `missing`). */
-  declareDynamicAccess(): void;
-  /** Run-time resolution of a dynamic `var` argument; forbidden segments resolve to undefined. */
-  resolveDynamic(data: unknown, primitive: unknown, path: unknown): unknown;
-  /** The object `has`/`has_all` read with one argument (client capabilities in predicate mode). */
-  readonly capabilities: Evaluator;
-  /** The bucketing key `fractional` uses when the rule names none. */
-  readonly defaultBucketKey: Evaluator;
-  /** The field read of a static path, when the scope has one; must read what resolveStatic's evaluator reads. */
-  fieldOf?(segments: readonly string[]): FieldRead | undefined;
-}
+// What an operator is written against: OperatorDefinition, the CompileContext it compiles in,
+// and the limits. The compiled forms its signature speaks in are internal (src/index.ts does not
+// export them) and live in ../internal-types.ts; they are re-exported here so an operator file
+// imports its whole vocabulary from one module.
+export type { CompiledArg, DataScope, Evaluator } from '../internal-types.js';
 
 export interface CompileContext {
   readonly scope: DataScope;
@@ -75,6 +29,11 @@ export interface OperatorDefinition {
   readonly neverArray?: boolean | ((args: readonly CompiledArg[]) => boolean);
   /** True when evaluating may spend the iteration budget (array operators), so callers must set one up. */
   readonly iterates?: boolean;
+  // The four hooks below are fast paths: each gives the compiler a second form of what
+  // `compile` already returns (the closures stay the reference semantics), and each form has a
+  // test comparing it with the closures: compileNegation in test/core/logic/negation.test.ts,
+  // flatTest, testGroup and fieldRead in test/core/logic/flat-tests.test.ts. They stay separate
+  // hooks because each serves a different consumer (`!`, `and`/`or`, a group's operands, `var`).
   /**
    * `{"!": <this operation>}` as one evaluator, which must return `!isTruthy(value)` of the
    * operation for every input; undefined when the operation has no such form. Policies negate

@@ -1,4 +1,5 @@
 import type { PrimitiveMetadata, RequestContext } from '../context.js';
+import type { CompiledPolicyRule } from '../internal-types.js';
 import { MetadataError, PolicyCompileError, PolicyError, type PolicyIssue } from '../errors.js';
 import { toPolicyError, type CompileLogicOptions } from '../logic/compile.js';
 import { createOperatorTable } from '../logic/operators.js';
@@ -12,7 +13,7 @@ import { describeUnmet, requirementKeyReads, requirementReads, type MissingCapab
 import { compileRules } from './compile-rules.js';
 import { decideFirst, FailedRule } from './first-decision.js';
 import { checkRulePaths } from './var-paths.js';
-import { createPlanner, type CompiledPolicyRule, type PrimitivePlan } from './rule-plan.js';
+import { createPlanner, type PrimitivePlan } from './rule-plan.js';
 import { memoFor, newMemoOwner, RequestMemo } from '../request-memo.js';
 import { maxRules, policyDocumentSchema, toPolicyIssues, type NormalizedPolicyDocument, type PolicyDocument, type PolicyRule } from './schema.js';
 import type { Decision, EvaluationErrorHandler, Policy } from './types.js';
@@ -111,18 +112,18 @@ function createPolicy(
     return Object.freeze([...new Set([...ruleReads, ...extra])].sort());
   }
 
-  /** Whether a rule's condition holds; `when === null` means always. */
-  function holds(rule: CompiledPolicyRule, context: RequestContext, primitive: PrimitiveMetadata, memo: RequestMemo): boolean {
+  /** Whether a rule's condition holds; `when === null` means always. Without a memo (explain), every condition is evaluated. */
+  function holds(rule: CompiledPolicyRule, context: RequestContext, primitive: PrimitiveMetadata, memo: RequestMemo | undefined): boolean {
     const when = rule.when;
     if (when === null) return true;
-    const slot = rule.memoSlot;
+    const slot = memo === undefined ? -1 : rule.memoSlot;
     if (slot >= 0) {
-      const known = memo.rule(slot);
+      const known = memo!.rule(slot);
       if (known !== undefined) return known;
     }
     const value = when(context, primitive);
     const result = rule.whenNeverArray ? !!value : isTruthy(value);
-    if (slot >= 0) memo.setRule(slot, result);
+    if (slot >= 0) memo!.setRule(slot, result);
     return result;
   }
 
@@ -130,11 +131,15 @@ function createPolicy(
   const memoOwner = newMemoOwner();
 
   // The hot path: one call per primitive per request. Indexed loops, no allocation, and the
-  // iteration budget only for policies whose conditions iterate over arrays. A list passes its
-  // memo; a single decision looks the context's up only when the plan has something to ask,
-  // and a request's first one runs the plan's rules as one list of tests (first-decision.ts).
-  // The two ways to run the rules are functions of their own, each with its own error
-  // attribution (a FailedRule names the rule).
+  // iteration budget only for policies whose conditions iterate over arrays. Four ways out, each
+  // skipping work the one after it would do:
+  //   1. no requirement and no rule applies (the plan says so): the default, no memo looked up;
+  //   2. an unmet requirement: deny (a list passes its memo; a single decision looks the
+  //      context's up only now, when the plan has something to ask);
+  //   3. a request's first single decision: the rules as one list of tests (first-decision.ts);
+  //   4. otherwise rule by rule with the memo (decidingRule, which explain shares).
+  // 3 and 4 are pinned together by test/core/policy/first-decision.test.ts; each has its own
+  // error attribution (a FailedRule names the rule).
   function decide(context: RequestContext, given: PrimitiveMetadata, listMemo: RequestMemo | undefined): boolean {
     let primitive = given;
     try {
@@ -155,26 +160,39 @@ function createPolicy(
     }
   }
 
-  /** Rule by rule, with the request's memo; what a condition throws comes out as a FailedRule. */
-  function decideByRules(plan: PrimitivePlan, context: RequestContext, primitive: PrimitiveMetadata, memo: RequestMemo): boolean {
+  /**
+   * The rules' semantics, rule by rule: the first deny rule that holds, else the first allow
+   * rule that holds, else undefined (the default decides). A request's later decisions and its
+   * lists run it with the request's memo, explain without one; what a condition throws comes
+   * out as a FailedRule. A request's first decision runs the same rules as one list of tests
+   * instead (first-decision.ts), because most requests decide once and that list saves them a
+   * call per rule; test/core/policy/first-decision.test.ts pins the two together (same
+   * evaluations in the same order, same answer, same rule blamed).
+   */
+  function decidingRule(plan: PrimitivePlan, context: RequestContext, primitive: PrimitiveMetadata, memo: RequestMemo | undefined): CompiledPolicyRule | undefined {
     let ruleId = '';
     try {
       const deny = plan.deny;
       for (let index = 0; index < deny.length; index++) {
         const rule = deny[index]!;
         ruleId = rule.id;
-        if (holds(rule, context, primitive, memo)) return false;
+        if (holds(rule, context, primitive, memo)) return rule;
       }
       const allow = plan.allow;
       for (let index = 0; index < allow.length; index++) {
         const rule = allow[index]!;
         ruleId = rule.id;
-        if (holds(rule, context, primitive, memo)) return true;
+        if (holds(rule, context, primitive, memo)) return rule;
       }
-      return allowByDefault;
+      return undefined;
     } catch (error) {
       throw new FailedRule(ruleId, error);
     }
+  }
+
+  function decideByRules(plan: PrimitivePlan, context: RequestContext, primitive: PrimitiveMetadata, memo: RequestMemo): boolean {
+    const rule = decidingRule(plan, context, primitive, memo);
+    return rule === undefined ? allowByDefault : rule.effect === 'allow';
   }
 
   function decideWithBudget(context: RequestContext, primitive: PrimitiveMetadata, memo: RequestMemo | undefined): boolean {
@@ -201,24 +219,23 @@ function createPolicy(
     return iterates ? (primitive) => decideWithBudget(context, primitive, memo) : (primitive) => decide(context, primitive, memo);
   }
 
+  /** A decision with its reason: the same requirements and the same rules (decidingRule) as evaluate, evaluated in full. */
   function explain(context: RequestContext, given: PrimitiveMetadata): Decision {
     const saved = startBudget(steps);
-    let ruleId: string | undefined;
     let primitive = given;
     try {
       primitive = toPrimitiveMetadata(given);
       const plan = planFor(primitive);
       const unmet = plan.requirements.unmet(context);
       if (unmet !== null) return Object.freeze({ allowed: false, reason: 'requirement' as const, ruleId: undefined, message: describeUnmet(unmet), unmet });
-      for (const rule of [...plan.deny, ...plan.allow]) {
-        ruleId = rule.id;
-        if (rule.when !== null && !isTruthy(rule.when(context, primitive))) continue;
-        const verb = rule.effect === 'allow' ? 'allowed' : 'denied';
-        const detail = rule.description ? `: ${rule.description}` : '';
-        return decision(rule.effect === 'allow', 'rule', rule.id, `${verb} by rule "${rule.id}"${detail}`, rule.description);
-      }
-      return decision(allowByDefault, 'default', undefined, `no rule matched; default is ${document.default}`);
-    } catch (error) {
+      const rule = decidingRule(plan, context, primitive, undefined);
+      if (rule === undefined) return decision(allowByDefault, 'default', undefined, `no rule matched; default is ${document.default}`);
+      const verb = rule.effect === 'allow' ? 'allowed' : 'denied';
+      const detail = rule.description ? `: ${rule.description}` : '';
+      return decision(rule.effect === 'allow', 'rule', rule.id, `${verb} by rule "${rule.id}"${detail}`, rule.description);
+    } catch (caught) {
+      const ruleId = caught instanceof FailedRule ? caught.ruleId : undefined;
+      const error = caught instanceof FailedRule ? caught.error : caught;
       reportError(onError, error, ruleId, primitive);
       if (error instanceof MetadataError) {
         const problems = error.issues.map((issue) => (issue.path ? `${issue.path}: ${issue.message}` : issue.message)).join('; ');

@@ -1,14 +1,14 @@
 import { joinPath, type PolicyIssue } from '../errors.js';
-import { compileRuleCollectingIssues, type CompiledRule } from '../logic/compile.js';
-import type { FlatTest, TestGroup } from '../logic/flat-tests.js';
+import type { CompiledPolicyRule, Evaluator, FlatTest, TestGroup } from '../internal-types.js';
+import { compileRuleCollectingIssues, type CompiledRule, type CompileLogicOptions } from '../logic/compile.js';
 import { isTruthy } from '../logic/truthy.js';
-import type { Evaluator, OperatorDefinition } from '../logic/types.js';
-import type { CompilePolicyOptions } from './compile-policy.js';
+import type { OperatorDefinition } from '../logic/types.js';
 import { createContextScope, readsEverything } from './context-scope.js';
-import { compileAppliesTo, type CompiledPolicyRule } from './rule-plan.js';
+import { compileAppliesTo } from './rule-plan.js';
 import type { PolicyRule } from './schema.js';
 
-type RuleOptions = CompilePolicyOptions & { operatorTable: ReadonlyMap<string, OperatorDefinition> };
+/** What compiling rules needs of compilePolicy's options: the logic options and the operators resolved once. */
+type RuleOptions = CompileLogicOptions & { operatorTable: ReadonlyMap<string, OperatorDefinition> };
 
 /** Compiles the rules of a document: ids checked, `appliesTo` and `when` compiled, issues collected. */
 export function compileRules(

@@ -1,7 +1,7 @@
 import { forbiddenSegments, isWholeDataPath, readPath, splitPath } from '../logic/path.js';
 import { compileContextReader, contextFieldOf } from './context-readers.js';
 import { suggestName } from '../logic/suggest.js';
-import type { DataScope, Evaluator } from '../logic/types.js';
+import type { DataScope, Evaluator } from '../internal-types.js';
 import type { PrimitiveMetadata, RequestContext } from '../context.js';
 
 /** `var` roots of a policy rule; `tool` is an alias of `primitive` for readability in tool-only policies. */

@@ -1,6 +1,7 @@
 import { z } from 'zod';
-import { createPrimitiveMetadata, planSlot, primitiveAnnotationSchema, primitiveKindSchema, type PrimitiveMetadata } from '../context.js';
+import { createPrimitiveMetadata, primitiveAnnotationSchema, primitiveKindSchema, type PrimitiveMetadata } from '../context.js';
 import { joinPath, MetadataError } from '../errors.js';
+import { isBuiltMetadata } from './rule-plan.js';
 
 // A Policy is handed metadata by adapters (built by createPrimitiveMetadata) and by users, who
 // write it by hand or read it from JSON: `{ kind, name, groups }` and nothing else. The compiled
@@ -23,7 +24,7 @@ const normalised = new WeakMap<object, PrimitiveMetadata>();
 /** `primitive` in the shape the compiled policy reads; throws MetadataError when it is not metadata. */
 export function toPrimitiveMetadata(primitive: PrimitiveMetadata): PrimitiveMetadata {
   // Built by createPrimitiveMetadata (the adapters' and the fast path): nothing to do.
-  if (typeof primitive === 'object' && primitive !== null && (primitive as { [planSlot]?: unknown })[planSlot] !== undefined) return primitive;
+  if (isBuiltMetadata(primitive)) return primitive;
   return normalise(primitive);
 }
 
