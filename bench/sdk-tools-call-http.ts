@@ -9,7 +9,7 @@ import { createPolicyHolder } from '../src/adapter/gate-runtime.js';
 import { readGateSettings } from '../src/adapter/gate-options.js';
 import { contextPlanFor } from '../src/adapter/context-plan.js';
 import { Installation } from '../src/sdk/installation.js';
-import { buildRequestContext } from '../src/sdk/request-context.js';
+import { buildRequestContext, createContextBuilder } from '../src/sdk/request-context.js';
 import { assertSameJson, benchPolicy, createBenchServer, createHttpExtra, formatNs, measureAsync, storedHandler } from './sdk-harness.js';
 
 const request = { method: 'tools/call', params: { name: 'tool-500', arguments: { query: 'hello', limit: 3 } } };
@@ -42,14 +42,17 @@ for (let round = 1; round <= rounds; round++) {
 
 // Where the gated path's time goes, per call, on the same request (synchronous parts timed in
 // plain loops over 1,000 prepared extras): the whole gate before the SDK's handler (begin +
-// route), of which building the request's context is most.
+// route); a session's context for a request carrying the values of its previous one (reused,
+// src/sdk/request-context.ts); and building a context, as a session's first request does.
 const holder = createPolicyHolder(benchPolicy, readGateSettings({ policy: benchPolicy }));
 const installation = new Installation(createBenchServer(false), holder.runtime);
 const plan = contextPlanFor(holder.runtime.currentView(), installation.catalog(), installation.settings);
 const extras = Array.from({ length: 1000 }, (_, index) => createHttpExtra(index) as Parameters<Installation['begin']>[1]);
+const contextFor = createContextBuilder(installation.server.server);
 const parts: Record<string, (extra: Parameters<Installation['begin']>[1]) => unknown> = {
   'begin + route (the gate before the SDK)': (extra) => routeToolCall(installation.begin('tools/call', extra), 'tool-500'),
-  'buildRequestContext alone': (extra) => buildRequestContext('tools/call', extra, installation.server.server, plan),
+  "a session's context, reused": (extra) => contextFor('tools/call', extra, plan),
+  'building a context (first request)': (extra) => buildRequestContext('tools/call', extra, installation.server.server, plan),
 };
 const partTimes = new Map<string, number[]>();
 for (let round = 0; round < 9; round++) {
