@@ -5,6 +5,7 @@ import { diffCommand } from './commands/diff.js';
 import { explainCommand } from './commands/explain.js';
 import { manifestCommand } from './commands/manifest.js';
 import { profilesCommand } from './commands/profiles.js';
+import { proxyCommand } from './commands/proxy.js';
 import { serveCommand } from './commands/serve.js';
 import { testCommand } from './commands/test.js';
 import { validateCommand } from './commands/validate.js';
@@ -36,6 +37,7 @@ export const commandEntries: readonly CommandEntry[] = [
   loaded(diffCommand),
   loaded(manifestCommand),
   loaded(serveCommand),
+  loaded(proxyCommand),
   loaded(profilesCommand),
 ];
 

@@ -190,7 +190,7 @@ export class WireConnection implements GatedSession {
     // Without a name it names no primitive: the upstream rejects it as it would.
     if (typeof name !== 'string') return forwardRequest(this.client, request.method, request.params, options);
     const gated = await this.#begin(request, input);
-    const route = this.#unlisted(gated, routeToolCall(gated, name), 'tool', name, input);
+    const route = this.#unlisted(gated, routeToolCall(gated, name), 'tool', name, () => wholeContextFrom(input));
     this.#runtime.settings.decisions.route(gated, route);
     if (route.to === 'entry') return this.#forwardAs(request, options, 'name', route.entry.key, name);
     if (route.to === 'hidden') return this.#forwardAs(request, options, 'name', probeName(this.#probeToken), name);
@@ -200,7 +200,7 @@ export class WireConnection implements GatedSession {
   async #namedPrompt(request: WireRequest, input: RequestContextInput, options: ForwardOptions, name: unknown): Promise<unknown> {
     if (typeof name !== 'string') return forwardRequest(this.client, request.method, request.params, options);
     const gated = await this.#begin(request, input);
-    const route = this.#unlisted(gated, routePrompt(gated, name), 'prompt', name, input);
+    const route = this.#unlisted(gated, routePrompt(gated, name), 'prompt', name, () => wholeContextFrom(input));
     this.#runtime.settings.decisions.route(gated, route);
     if (route.to === 'sdk') return forwardRequest(this.client, request.method, request.params, options);
     return this.#forwardAs(request, options, 'name', probeName(this.#probeToken), name);
@@ -216,23 +216,43 @@ export class WireConnection implements GatedSession {
     const uri = request.params?.['uri'];
     if (typeof uri !== 'string') return forwardRequest(this.client, request.method, request.params, options);
     const gated = await this.#begin(request, input);
+    const route = this.#routeUri(gated, uri, () => wholeContextFrom(input));
+    this.#runtime.settings.decisions.route(gated, route);
+    if (route.to === 'sdk') return forwardRequest(this.client, request.method, request.params, options);
+    return this.#forwardAs(request, options, 'uri', probeUri(this.#probeToken, uri), uri);
+  }
+
+  /**
+   * Whether a notification naming this resource (resources/updated) may reach the session:
+   * decided on the context of its latest request, hidden when there is none.
+   */
+  showsResource(uri: string): boolean {
+    const kept = this.#lastContext;
+    const snapshot = this.#snapshot;
+    if (kept === undefined || snapshot === undefined) return false;
+    try {
+      const context = wholeContextOf(kept);
+      const gated = { view: this.#runtime.currentView(), catalog: snapshot.catalog, context, requestId: undefined, snapshot };
+      return this.#routeUri(gated, uri, () => context).to === 'sdk';
+    } catch {
+      return false;
+    }
+  }
+
+  #routeUri(gated: GatedRequest & { snapshot: UpstreamSnapshot }, uri: string, decideOn: () => RequestContext): Route {
     const { catalog, templates } = gated.snapshot;
     let route: Route | undefined;
     for (const form of uriForms(uri)) {
-      const formRoute = this.#unlisted(gated, routeResourceRead(gated, form, templates), 'resource', form, input);
+      const formRoute = this.#unlisted(gated, routeResourceRead(gated, form, templates), 'resource', form, decideOn);
       if (formRoute.to === 'sdk') {
         route ??= formRoute;
         continue;
       }
       // `entry` names the visible template routing would fall back to; the hidden pick is what the upstream would serve.
       const { resource, matching } = resourceCandidates(catalog, form, templates);
-      route = { to: 'hidden', entry: formRoute.to === 'hidden' ? formRoute.entry : (resource ?? matching[0]) };
-      break;
+      return { to: 'hidden', entry: formRoute.to === 'hidden' ? formRoute.entry : (resource ?? matching[0]) };
     }
-    route ??= { to: 'sdk', entry: undefined };
-    this.#runtime.settings.decisions.route(gated, route);
-    if (route.to === 'sdk') return forwardRequest(this.client, request.method, request.params, options);
-    return this.#forwardAs(request, options, 'uri', probeUri(this.#probeToken, uri), uri);
+    return route ?? { to: 'sdk', entry: undefined };
   }
 
   async #completion(request: WireRequest, input: RequestContextInput, options: ForwardOptions): Promise<unknown> {
@@ -244,7 +264,7 @@ export class WireConnection implements GatedSession {
     let gated: GatedRequest;
     if (ref?.type === 'ref/prompt' && typeof ref.name === 'string') {
       gated = await this.#begin(request, input);
-      [route, field, requested] = [this.#unlisted(gated, routePrompt(gated, ref.name), 'prompt', ref.name, input), 'name', ref.name];
+      [route, field, requested] = [this.#unlisted(gated, routePrompt(gated, ref.name), 'prompt', ref.name, () => wholeContextFrom(input)), 'name', ref.name];
     } else if (ref?.type === 'ref/resource' && typeof ref.uri === 'string') {
       gated = await this.#begin(request, input);
       // `entry`: a visible template behind a hidden one with the same URI template; the upstream would complete with the hidden one.
@@ -271,12 +291,12 @@ export class WireConnection implements GatedSession {
    * overlay alone: an upstream that adds a tool without announcing it cannot have it called past
    * a policy that would hide it. Decided on the whole context, as the plan covers only the catalog.
    */
-  #unlisted(gated: GatedRequest, route: Route, kind: PrimitiveKind, key: string, input: RequestContextInput): Route {
+  #unlisted(gated: GatedRequest, route: Route, kind: PrimitiveKind, key: string, decideOn: () => RequestContext): Route {
     if (route.to !== 'sdk' || route.entry !== undefined) return route;
     const metadata = createPrimitiveMetadata(kind, key, this.#overlay.annotationFor(kind, key) ?? {}, kind === 'resource' ? { uri: key } : {});
     let allowed: boolean;
     try {
-      allowed = gated.view.policy.evaluate(createPlannedRequestContext(input, wholeContext), metadata) === true;
+      allowed = gated.view.policy.evaluate(decideOn(), metadata) === true;
     } catch {
       allowed = false;
     }
@@ -305,6 +325,11 @@ export class WireConnection implements GatedSession {
   #publicList(view: PolicyView, snapshot: UpstreamSnapshot, kind: PrimitiveKind, context: RequestContext): readonly ListItem[] {
     return this.#visibleItems({ view, catalog: snapshot.catalog, context, requestId: undefined }, kind, snapshot).items;
   }
+}
+
+/** The whole context of a request, for deciding on a primitive its plan was not made for. */
+function wholeContextFrom(input: RequestContextInput): RequestContext {
+  return createPlannedRequestContext(input, wholeContext);
 }
 
 /** The URI as written and as the WHATWG URL parser normalizes it, once each. */
