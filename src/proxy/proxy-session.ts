@@ -115,15 +115,20 @@ export function createProxySession(options: ProxySessionOptions): Server {
     if (upstream === undefined) throw new McpError(ErrorCode.InvalidRequest, 'Server not initialized');
     const params = request.params as Record<string, unknown> | undefined;
     const progressToken = (params?.['_meta'] as { progressToken?: unknown } | undefined)?.progressToken;
+    // The answer waits for the progress sent before it, or it could overtake the last update and
+    // close its stream first.
+    const progressSent: Promise<void>[] = [];
     const onprogress =
       typeof progressToken === 'string' || typeof progressToken === 'number'
         ? (progress: { progress: number; total?: number; message?: string }) =>
-            void extra.sendNotification({ method: 'notifications/progress', params: { ...progress, progressToken } }).catch(options.onError)
+            void progressSent.push(extra.sendNotification({ method: 'notifications/progress', params: { ...progress, progressToken } }).catch(options.onError))
         : undefined;
     const input = contextInput(request.method, extra, clientInfo, clientCapabilities);
     forwarding.add(request.id);
     try {
-      return (await upstream.connection.handle({ method: request.method, params, id: request.id }, input, { signal: extra.signal, onprogress, timeoutMs })) as never;
+      const result = await upstream.connection.handle({ method: request.method, params, id: request.id }, input, { signal: extra.signal, onprogress, timeoutMs });
+      await Promise.all(progressSent);
+      return result as never;
     } finally {
       forwarding.delete(request.id);
     }

@@ -2,7 +2,7 @@ import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { ResultSchema } from '@modelcontextprotocol/sdk/types.js';
 import { relayedError } from './relayed-error.js';
 
-/** How long a forwarded request may take unless the upstream reports progress (which restarts the clock). */
+/** How long a forwarded request may take; a long tool call should report progress and be cancelled by its client rather than time out here. */
 export const defaultUpstreamTimeoutMs = 10 * 60_000;
 
 export interface ForwardOptions {

@@ -19,6 +19,7 @@ import { pageOf, visibleItems, type ListCounts, type ListItem } from '../adapter
 import type { PolicyView } from '../adapter/policy-view.js';
 import { resourceCandidates, routePrompt, routeResourceRead, routeTemplateCompletion, routeToolCall, type Route } from '../adapter/routing.js';
 import type { Overlay } from './overlay.js';
+import { ProgressRelay } from './progress-relay.js';
 import { RelayedError } from './relayed-error.js';
 import { fetchSnapshot, type UpstreamSnapshot } from './snapshot.js';
 import { answerAs, createProbeToken, probeName, probeUri } from './unknown-probe.js';
@@ -64,6 +65,7 @@ export class WireConnection implements GatedSession {
   readonly #overlay: Overlay;
   readonly #hooks: WireSessionHooks;
   readonly #probeToken = createProbeToken();
+  readonly #progress: ProgressRelay;
   #snapshot: UpstreamSnapshot | undefined;
   /** The snapshot requests wait for: the one being fetched while a refresh runs, so a new primitive is never forwarded undecided. */
   #pending: Promise<UpstreamSnapshot>;
@@ -80,6 +82,7 @@ export class WireConnection implements GatedSession {
     this.#runtime = runtime;
     this.#overlay = overlay;
     this.#hooks = hooks;
+    this.#progress = new ProgressRelay(client);
     this.#pending = this.#fetch();
     this.ready = this.#pending.then(() => undefined);
     const refresh = () => void this.refresh().catch((error: unknown) => runtime.settings.reportError(error instanceof Error ? error : new Error(String(error))));
@@ -126,6 +129,17 @@ export class WireConnection implements GatedSession {
 
   /** Answers one downstream request: gated, forwarded, or as for an unknown name. */
   async handle(request: WireRequest, input: RequestContextInput, options: ForwardOptions = {}): Promise<unknown> {
+    const { onprogress, ...rest } = options;
+    if (onprogress === undefined) return this.#handle(request, input, rest);
+    const tracked = this.#progress.track(request.params, onprogress);
+    try {
+      return await this.#handle({ ...request, params: tracked.params }, input, rest);
+    } finally {
+      tracked.release();
+    }
+  }
+
+  async #handle(request: WireRequest, input: RequestContextInput, options: ForwardOptions): Promise<unknown> {
     const { method, params } = request;
     const listKind = listKinds[method];
     if (listKind !== undefined) return this.#list(await this.#begin(request, input), listKind, params);

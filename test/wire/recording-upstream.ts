@@ -15,11 +15,17 @@ export function createRecordingUpstream(): McpServer {
   // Annotated by the overlay (no _meta of its own).
   server.registerTool('secret-drop', { inputSchema: { table: z.string() } }, async ({ table }) => text(`dropped ${table}`));
   // Annotated by its own _meta.
-  server.registerTool('secret-meta', { _meta: { 'mcp-gate': { groups: ['secret'] }, other: 1 } }, async () => text('meta secret'));
+  server.registerTool('secret-meta', { _meta: { 'mcp-gate': { groups: ['secret', 'admin'] }, other: 1 } }, async () => text('meta secret'));
   for (let index = 0; index < 5; index++) server.registerTool(`bulk-${index}`, {}, async () => text(`bulk ${index}`));
   server.registerTool('add-secret-tool', {}, async () => {
     server.registerTool('secret-late', {}, async () => text('late secret'));
     return text('added');
+  });
+  let publicLate = 0;
+  server.registerTool('add-public-tool', {}, async () => {
+    const name = `public-late-${++publicLate}`;
+    server.registerTool(name, {}, async () => text(name));
+    return text(`added ${name}`);
   });
   server.registerTool('sample', {}, async (extra) => {
     const answer = await extra.sendRequest(

@@ -78,7 +78,7 @@ describe('createWireGate', () => {
 
   it('lists only what the policy shows, annotations from _meta or else the overlay', async () => {
     const tools = await upstream.connection.handle({ method: 'tools/list' }, visitor);
-    expect(namesOf(tools, 'tools')).toEqual(['public-echo', 'bulk-0', 'bulk-1', 'bulk-2', 'bulk-3', 'bulk-4', 'add-secret-tool', 'sample', 'slow-progress']);
+    expect(namesOf(tools, 'tools')).toEqual(['public-echo', 'bulk-0', 'bulk-1', 'bulk-2', 'bulk-3', 'bulk-4', 'add-secret-tool', 'add-public-tool', 'sample', 'slow-progress']);
     const adminTools = await upstream.connection.handle({ method: 'tools/list' }, admin);
     expect(namesOf(adminTools, 'tools')).toContain('secret-meta');
     // The gate's annotation is taken out of _meta; the rest of it stays.
@@ -183,7 +183,7 @@ describe('wire pagination', () => {
         cursor = result.nextCursor;
         if (cursor === undefined) break;
       }
-      expect(names).toEqual(['public-echo', 'bulk-0', 'bulk-1', 'bulk-2', 'bulk-3', 'bulk-4', 'add-secret-tool', 'sample', 'slow-progress']);
+      expect(names).toEqual(['public-echo', 'bulk-0', 'bulk-1', 'bulk-2', 'bulk-3', 'bulk-4', 'add-secret-tool', 'add-public-tool', 'sample', 'slow-progress']);
       const first = (await upstream.connection.handle({ method: 'tools/list' }, visitor)) as { nextCursor: string };
       // A cursor opens only the list it was issued for: not the admin's, and not a forged one.
       expect(await answerOf(upstream.connection, 'tools/list', { cursor: first.nextCursor }, admin)).toEqual({ error: { code: -32602, message: 'Invalid cursor', data: undefined } });
