@@ -3,7 +3,7 @@ import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RequestContextInput } from '../../src/core/context.js';
 import { compileOverlay, createWireGate, RelayedError, type WireConnection, type WireGate } from '../../src/wire/index.js';
-import { createRecordingUpstream, recordMessages } from './recording-upstream.js';
+import { createRecordingUpstream, recordMessages } from './recording-upstream.mjs';
 
 const policy = {
   version: 1 as const,

@@ -1,16 +1,15 @@
 // An upstream that records every message it receives, to prove that nothing naming a hidden
 // primitive reaches it. Used in process (createRecordingUpstream) and spawned over stdio by the
-// proxy tests (`node --import tsx recording-upstream.ts`), where each received message is one
-// JSON line on stderr, prefixed "received ".
+// proxy tests (`node recording-upstream.mjs`: plain JavaScript, so it starts without tsx), where
+// each received message is one JSON line on stderr, prefixed "received ". Types: .d.mts beside it.
 import { McpServer, ResourceTemplate } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
-import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { z } from 'zod';
 
 /** The primitives: `secret-*` are hidden by the tests' policies, via `_meta` or the overlay. */
-export function createRecordingUpstream(): McpServer {
+export function createRecordingUpstream() {
   const server = new McpServer({ name: 'recording-upstream', version: '1.0.0' }, { capabilities: { resources: { subscribe: true }, logging: {} } });
-  const text = (value: string) => ({ content: [{ type: 'text' as const, text: value }] });
+  const text = (value) => ({ content: [{ type: 'text', text: value }] });
   server.registerTool('public-echo', { inputSchema: { message: z.string() } }, async ({ message }) => text(`echo: ${message}`));
   // Annotated by the overlay (no _meta of its own).
   server.registerTool('secret-drop', { inputSchema: { table: z.string() } }, async ({ table }) => text(`dropped ${table}`));
@@ -37,6 +36,9 @@ export function createRecordingUpstream(): McpServer {
   server.registerTool('slow-progress', {}, async (extra) => {
     const token = extra._meta?.progressToken;
     if (token !== undefined) for (let step = 1; step <= 2; step++) await extra.sendNotification({ method: 'notifications/progress', params: { progressToken: token, progress: step, total: 2 } });
+    // An SDK client loses a progress update that reaches it in the same read as the response (its
+    // handler runs a microtask late); the pause keeps the test about the proxy, not that.
+    await new Promise((resolve) => setTimeout(resolve, 50));
     return text('done');
   });
   server.registerPrompt('public-prompt', {}, () => ({ messages: [{ role: 'user', content: { type: 'text', text: 'public' } }] }));
@@ -49,12 +51,12 @@ export function createRecordingUpstream(): McpServer {
   server.registerResource('public-items', new ResourceTemplate('test://public/{id}', { list: undefined, complete: { id: () => ['a', 'b'] } }), {}, async (uri) => ({
     contents: [{ uri: uri.href, text: 'public item' }],
   }));
-  server.server.setRequestHandler(z.object({ method: z.literal('resources/subscribe'), params: z.looseObject({ uri: z.string() }) }) as never, async () => ({}));
+  server.server.setRequestHandler(z.object({ method: z.literal('resources/subscribe'), params: z.looseObject({ uri: z.string() }) }), async () => ({}));
   return server;
 }
 
 /** Calls `record` with every message the server's transport receives, before the server sees it. */
-export function recordMessages(transport: Transport, record: (message: unknown) => void): Transport {
+export function recordMessages(transport, record) {
   const start = transport.start.bind(transport);
   transport.start = async () => {
     const deliver = transport.onmessage;
@@ -67,7 +69,7 @@ export function recordMessages(transport: Transport, record: (message: unknown) 
   return transport;
 }
 
-if (process.argv[1] !== undefined && import.meta.url.endsWith(process.argv[1].split('/').pop()!)) {
+if (process.argv[1] !== undefined && import.meta.url.endsWith(process.argv[1].split('/').pop())) {
   const server = createRecordingUpstream();
   const transport = recordMessages(new StdioServerTransport(), (message) => process.stderr.write(`received ${JSON.stringify(message)}\n`));
   await server.connect(transport);
