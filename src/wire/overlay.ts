@@ -9,12 +9,13 @@ import { compileGlob, type GlobMatcher } from '../core/logic/glob-matcher.js';
 // with a glob in place of the name or URI; see docs/proxy.md.
 
 const keyPattern = /^(tool|prompt|resource|template):(.+)$/;
+const keyMessage = 'key must be "tool:GLOB", "prompt:GLOB", "resource:GLOB" (over URIs) or "template:GLOB"';
 
 /** The overlay file's schema (policies/overlay.schema.json is generated from it). */
 export const overlayDocumentSchema = z.strictObject({
   $schema: z.string().optional(),
   metadata: z.record(
-    z.string().regex(keyPattern, 'key must be "tool:GLOB", "prompt:GLOB", "resource:GLOB" (over URIs) or "template:GLOB"'),
+    z.string().regex(keyPattern, keyMessage),
     primitiveAnnotationSchema,
   ),
 });
@@ -51,7 +52,8 @@ export function compileOverlay(document: unknown, source = 'overlay'): Overlay {
     const issues: PolicyIssue[] = parsed.error.issues.map((issue) => ({
       code: 'invalid_metadata',
       path: issue.path.reduce<string>((path, key) => joinPath(path, typeof key === 'number' ? key : String(key)), ''),
-      message: issue.message,
+      // zod reports a record key that fails its pattern as "Invalid key in record": say what a key must be.
+      message: issue.code === 'invalid_key' ? keyMessage : issue.message,
     }));
     throw new MetadataError(source, issues);
   }
@@ -69,5 +71,16 @@ export function compileOverlay(document: unknown, source = 'overlay'): Overlay {
       const list = [...primitives];
       return rules.filter((rule) => !list.some((primitive) => primitive.kind === rule.kind && rule.matches(primitive.key))).map((rule) => rule.key);
     },
+  };
+}
+
+/** The JSON Schema of overlay files (policies/overlay.schema.json), from the same zod schema compileOverlay checks with. */
+export function createOverlayJsonSchema(): Record<string, unknown> {
+  const schema = z.toJSONSchema(overlayDocumentSchema, { io: 'input', unrepresentable: 'any' }) as Record<string, unknown>;
+  return {
+    ...schema,
+    $id: 'https://mcp-gate.dev/overlay.schema.json',
+    title: 'mcp-gate overlay',
+    description: 'Annotations for the primitives of an upstream behind `mcp-gate proxy`, by glob over names (URIs for resources); for primitives without their own _meta["mcp-gate"].',
   };
 }
