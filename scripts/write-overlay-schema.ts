@@ -1,10 +1,10 @@
-// Writes policies/overlay.schema.json from the zod schema compileOverlay checks overlay files
+// Writes docs/overlay.schema.json from the zod schema compileOverlay checks overlay files
 // with. `--check` only compares; test/wire/overlay.test.ts does the same in the test suite.
 import { readFile, writeFile } from 'node:fs/promises';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { createOverlayJsonSchema } from '../src/wire/overlay.js';
 
-export const overlaySchemaPath = fileURLToPath(new URL('../policies/overlay.schema.json', import.meta.url));
+export const overlaySchemaPath = fileURLToPath(new URL('../docs/overlay.schema.json', import.meta.url));
 
 export function overlaySchemaText(): string {
   return `${JSON.stringify(createOverlayJsonSchema(), null, 2)}\n`;

@@ -96,11 +96,20 @@ export function createProxySession(options: ProxySessionOptions): Server {
     client.onerror = options.onError;
     // The upstream going away ends this session; its client initializes again and gets a new upstream.
     client.onclose = close;
-    await client.connect(options.openUpstream());
-    const connection = await options.wire.attach(client, {
-      notify: (list) => server.notification({ method: `notifications/${list}/list_changed` }),
-      isOpen: () => !closed,
-    });
+    let connection: WireConnection;
+    try {
+      await client.connect(options.openUpstream(), { timeout: timeoutMs });
+      connection = await options.wire.attach(client, {
+        notify: (list) => server.notification({ method: `notifications/${list}/list_changed` }),
+        isOpen: () => !closed,
+      });
+    } catch (error) {
+      // The detail (a command that did not start, a refused connection) is the operator's, not the client's.
+      options.onError(error);
+      client.onclose = undefined;
+      await client.close().catch(() => undefined);
+      throw new McpError(ErrorCode.InternalError, 'The upstream server is not available');
+    }
     upstream = { client, connection };
     const instructions = client.getInstructions();
     return {

@@ -11,7 +11,7 @@ import { compileGlob, type GlobMatcher } from '../core/logic/glob-matcher.js';
 const keyPattern = /^(tool|prompt|resource|template):(.+)$/;
 const keyMessage = 'key must be "tool:GLOB", "prompt:GLOB", "resource:GLOB" (over URIs) or "template:GLOB"';
 
-/** The overlay file's schema (policies/overlay.schema.json is generated from it). */
+/** The overlay file's schema (docs/overlay.schema.json is generated from it). */
 export const overlayDocumentSchema = z.strictObject({
   $schema: z.string().optional(),
   metadata: z.record(
@@ -74,7 +74,7 @@ export function compileOverlay(document: unknown, source = 'overlay'): Overlay {
   };
 }
 
-/** The JSON Schema of overlay files (policies/overlay.schema.json), from the same zod schema compileOverlay checks with. */
+/** The JSON Schema of overlay files (docs/overlay.schema.json), from the same zod schema compileOverlay checks with. */
 export function createOverlayJsonSchema(): Record<string, unknown> {
   const schema = z.toJSONSchema(overlayDocumentSchema, { io: 'input', unrepresentable: 'any' }) as Record<string, unknown>;
   return {

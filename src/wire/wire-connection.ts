@@ -119,7 +119,14 @@ export class WireConnection implements GatedSession {
         this.#refreshAgain = false;
         const before = this.#snapshot;
         this.#pending = this.#fetch();
-        const after = await this.#pending;
+        let after: UpstreamSnapshot;
+        try {
+          after = await this.#pending;
+        } catch (error) {
+          // A failed refresh leaves the lists as they were, rather than failing every request from now on.
+          if (before) this.#pending = Promise.resolve(before);
+          throw error;
+        }
         if (before) await this.#notifyChanged(before, after);
       } while (this.#refreshAgain);
     };

@@ -73,6 +73,7 @@ export function recordReceived<T extends Transport>(transport: T): WireRecorder 
   return {
     transport,
     lastRequestId: () => sentIds.at(-1),
+    notifications: (method) => received.filter((message) => 'method' in message && !('id' in message) && message.method === method) as { params?: Record<string, unknown> }[],
     answerTo(id) {
       const message = received.find((candidate) => 'id' in candidate && candidate.id === id && ('result' in candidate || 'error' in candidate));
       if (message === undefined) return undefined;
@@ -85,6 +86,8 @@ export function recordReceived<T extends Transport>(transport: T): WireRecorder 
 export interface WireRecorder {
   /** The id of the last request sent. */
   lastRequestId(): unknown;
+  /** The notifications of one method as the transport received them, before the SDK saw them. */
+  notifications(method: string): { params?: Record<string, unknown> }[];
   /** The answer to request `id` as received, without its id. */
   answerTo(id: unknown): string | undefined;
 }

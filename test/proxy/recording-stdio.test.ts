@@ -103,8 +103,11 @@ describe('mcp-gate proxy --stdio in front of a recording upstream', () => {
   it('relays an upstream sampling request and progress over stdio', async () => {
     const sampled = await client.callTool({ name: 'sample', arguments: {} });
     expect(JSON.stringify(sampled.content)).toContain('sampled: over stdio');
-    const progress: number[] = [];
-    await client.callTool({ name: 'slow-progress', arguments: {} }, undefined, { onprogress: (update) => progress.push(update.progress) });
-    expect(progress).toEqual([1, 2]);
+    const before = recorder.notifications('notifications/progress').length;
+    await client.callTool({ name: 'slow-progress', arguments: {} }, undefined, { onprogress: () => undefined });
+    // Read off the wire: the SDK client itself drops an update that arrives in one read with the
+    // response (its progress handler runs a microtask late), which a loaded machine makes likely.
+    const relayed = recorder.notifications('notifications/progress').slice(before);
+    expect(relayed.map((notification) => notification.params?.['progress'])).toEqual([1, 2]);
   });
 });

@@ -41,7 +41,7 @@ describe('compileOverlay', () => {
   });
 });
 
-describe('policies/overlay.schema.json', () => {
+describe('docs/overlay.schema.json', () => {
   it('equals createOverlayJsonSchema() (regenerate with: npx tsx scripts/write-overlay-schema.ts)', () => {
     expect(readFileSync(overlaySchemaPath, 'utf8')).toBe(overlaySchemaText());
   });

@@ -36,7 +36,7 @@ export const proxyCommand: Command = {
   ].join('\n'),
   options: {
     policy: { type: 'string', value: 'FILE', description: 'the policy document (required)' },
-    overlay: { type: 'string', value: 'FILE', description: 'annotations by glob for primitives without _meta["mcp-gate"] (policies/overlay.schema.json)' },
+    overlay: { type: 'string', value: 'FILE', description: 'annotations by glob for primitives without _meta["mcp-gate"] (docs/overlay.schema.json)' },
     'upstream-cmd': { type: 'string', value: '"CMD ARGS"', description: 'spawn this command (no shell; quotes group words) and speak MCP over its stdio' },
     'upstream-url': { type: 'string', value: 'URL', description: "the upstream's Streamable HTTP endpoint" },
     port: { type: 'string', value: 'N', description: `TCP port (default ${defaultPort}; 0 picks a free one)` },
