@@ -169,6 +169,26 @@ describe('createWireGate', () => {
   });
 });
 
+describe('WireGate.setPolicy', () => {
+  it('swaps the policy for every connection and notifies only a session whose lists changed', async () => {
+    const gate = createWireGate({ policy, overlay: overlayDocument });
+    const visitorSide = await connectUpstream(gate);
+    const adminSide = await connectUpstream(gate);
+    try {
+      await visitorSide.connection.handle({ method: 'tools/list' }, visitor);
+      await adminSide.connection.handle({ method: 'tools/list' }, admin);
+      // Now prompts are for admins only as well: the visitor loses public-prompt, the admin nothing.
+      await gate.setPolicy({ ...policy, rules: [...policy.rules, { id: 'prompts-for-admins', effect: 'deny', appliesTo: { kinds: ['prompt'] }, when: { '!=': [{ var: 'request.headers.x-role' }, 'admin'] } }] });
+      expect(visitorSide.notified).toEqual(['prompts']);
+      expect(adminSide.notified).toEqual([]);
+      expect(namesOf(await visitorSide.connection.handle({ method: 'prompts/list' }, visitor), 'prompts')).toEqual([]);
+    } finally {
+      await visitorSide.close();
+      await adminSide.close();
+    }
+  });
+});
+
 describe('wire pagination', () => {
   it('pages the filtered list with its own cursors and rejects one it did not issue', async () => {
     const gate = createWireGate({ policy, overlay: overlayDocument, pageSize: 4 });
