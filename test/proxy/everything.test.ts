@@ -1,13 +1,17 @@
 // `mcp-gate proxy` in front of a real third-party server: @modelcontextprotocol/server-everything
 // from npm, spawned over stdio, with the overlay in test/proxy/fixtures hiding some of its tools,
 // a prompt, a resource and a template from callers that are not admins.
+import { readFileSync } from 'node:fs';
+import { mkdtemp, rm } from 'node:fs/promises';
 import { request as httpRequest } from 'node:http';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { CreateMessageRequestSchema, ResultSchema } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { everythingCommand, rawAnswer, recordReceived, repositoryRoot, startProxy, type RunningProxy, type WireRecorder } from './harness.js';
+import { everythingCommand, rawAnswer, recordReceived, repositoryRoot, startProxy, waitFor, type RunningProxy, type WireRecorder } from './harness.js';
 
 const policyArgs = ['--policy', 'test/proxy/fixtures/admin-only.policy.json', '--overlay', 'test/proxy/fixtures/everything.overlay.json'];
 
@@ -44,9 +48,11 @@ describe('mcp-gate proxy in front of server-everything (npm) over stdio', () => 
   let visitor: Caller;
   let admin: Caller;
   let direct: Caller;
+  let decisionLogPath: string;
 
   beforeAll(async () => {
-    proxy = await startProxy([...policyArgs, '--page-size', '5', '--upstream-cmd', everythingCommand]);
+    decisionLogPath = join(await mkdtemp(join(tmpdir(), 'mcp-gate-proxy-')), 'decisions.jsonl');
+    proxy = await startProxy([...policyArgs, '--page-size', '5', '--decision-log', decisionLogPath, '--upstream-cmd', everythingCommand]);
     [visitor, admin] = await Promise.all([connectCaller(proxy.url, 'visitor'), connectCaller(proxy.url, 'admin')]);
     // The same server without the proxy, for its own answers to names it does not have.
     const [command, ...args] = everythingCommand.split(' ');
@@ -59,6 +65,7 @@ describe('mcp-gate proxy in front of server-everything (npm) over stdio', () => 
   afterAll(async () => {
     await Promise.all([visitor?.client.close(), admin?.client.close(), direct?.client.close()]);
     await proxy?.stop();
+    await rm(dirname(decisionLogPath), { recursive: true, force: true });
   });
 
   it('warns at startup about an overlay glob that matches nothing', () => {
@@ -111,6 +118,18 @@ describe('mcp-gate proxy in front of server-everything (npm) over stdio', () => 
       // Not vacuous: the admin gets something else for the same request.
       expect(await rawAnswer(admin.client, admin.recorder, method, params(hidden)), `${method} ${hidden} as admin`).not.toBe(hiddenAnswer);
     }
+  });
+
+  it('writes the decision on a hidden tool to the decision log, as serve does', async () => {
+    await visitor.client.callTool({ name: 'get-env', arguments: {} });
+    const line = await waitFor('the decision on get-env in the log', () =>
+      readFileSync(decisionLogPath, 'utf8')
+        .split('\n')
+        .filter(Boolean)
+        .map((text) => JSON.parse(text) as Record<string, unknown>)
+        .find((record) => (record['primitive'] as { name?: string } | undefined)?.name === 'get-env'),
+    );
+    expect(line).toMatchObject({ method: 'tools/call', primitive: { kind: 'tool', name: 'get-env' }, allowed: false, reason: 'rule', ruleId: 'admin-only', endpoint: '/mcp', client: 'visitor-test' });
   });
 
   it('relays a sampling request from the upstream to the caller whose tool call asked for it', async () => {
