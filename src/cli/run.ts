@@ -6,6 +6,7 @@ import { explainCommand } from './commands/explain.js';
 import { manifestCommand } from './commands/manifest.js';
 import { playgroundCommand } from './commands/playground.js';
 import { profilesCommand } from './commands/profiles.js';
+import { proxyCommand } from './commands/proxy.js';
 import { serveCommand } from './commands/serve.js';
 import { testCommand } from './commands/test.js';
 import { validateCommand } from './commands/validate.js';
@@ -38,6 +39,7 @@ export const commandEntries: readonly CommandEntry[] = [
   loaded(manifestCommand),
   loaded(serveCommand),
   loaded(playgroundCommand),
+  loaded(proxyCommand),
   loaded(profilesCommand),
 ];
 

@@ -3,14 +3,16 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
-import type { Gate } from '../sdk/index.js';
 import { defaultMaxSessions, defaultSessionIdleTimeoutMs } from './session-limits.js';
 
-export interface HttpHostOptions {
+/** What the host serves a session with: an McpServer, or any SDK Protocol peer (the proxy's low-level Server). */
+export type HostedServer = Pick<McpServer, 'connect' | 'close'>;
+
+export interface HttpHostOptions<S extends HostedServer = McpServer> {
   /** Builds one McpServer; called once per session (stateful) or per request (stateless). */
-  createServer: () => McpServer;
-  /** Installed on every server built, so one `setPolicy` reaches every session. */
-  gate: Gate;
+  createServer: () => S;
+  /** Installed on every server built (a Gate), so one `setPolicy` reaches every session. */
+  gate: { install(server: S): void };
   /** TCP port on 127.0.0.1; 0 picks a free one. */
   port?: number;
   /** Serves `/mcp` and every path below it (`/mcp/admin`); the gate sees the path as the endpoint. */
@@ -52,7 +54,7 @@ export { defaultMaxSessions, defaultSessionIdleTimeoutMs } from './session-limit
 
 interface Session {
   readonly transport: StreamableHTTPServerTransport;
-  readonly server: McpServer;
+  readonly server: HostedServer;
   lastSeen: number;
 }
 
@@ -74,7 +76,7 @@ function hostnameOf(host: string | undefined): string | undefined {
  * Streamable HTTP on 127.0.0.1 in the SDK's recommended shapes: stateful = one McpServer per
  * session (the session id routes later requests), stateless = one per request.
  */
-export async function startHttpHost(options: HttpHostOptions): Promise<HttpHost> {
+export async function startHttpHost<S extends HostedServer = McpServer>(options: HttpHostOptions<S>): Promise<HttpHost> {
   const basePath = options.basePath ?? '/mcp';
   const allowedHostnames = new Set(options.allowedHostnames ?? loopbackHostnames);
   const maxSessions = options.maxSessions ?? defaultMaxSessions;
@@ -94,7 +96,7 @@ export async function startHttpHost(options: HttpHostOptions): Promise<HttpHost>
           }
         }, Math.min(idleTimeout, 60_000)).unref()
       : undefined;
-  const openServers = new Set<McpServer>();
+  const openServers = new Set<HostedServer>();
 
   /** Closing ends the session's streams and its server; its client learns of it from the next 404. */
   function closeQuietly(session: Session): void {

@@ -205,7 +205,7 @@ function countOf(count: number, noun: string): string {
  * Credential headers allow-listed by --log-headers are logged as "[redacted]": says so, so nobody
  * wonders where the value went; with --log-credential-headers, warns that the log now holds secrets.
  */
-function noteCredentialHeaders(settings: ServeSettings, note: (text: string) => void): void {
+export function noteCredentialHeaders(settings: Pick<ServeSettings, 'logHeaders' | 'logCredentialHeaders'>, note: (text: string) => void): void {
   const credentials = settings.logHeaders.filter(isCredentialHeader);
   if (credentials.length === 0) {
     if (settings.logCredentialHeaders) note('--log-credential-headers: no credential header is in --log-headers, so none is logged');
@@ -226,7 +226,7 @@ function noteCredentialHeaders(settings: ServeSettings, note: (text: string) => 
  * The text last rejected is remembered, so a later event on the unchanged file (a touch, a save
  * without edits, an editor's backup write) does not print the same problems again.
  */
-function watchPolicy(io: CliIo, policyName: string, gate: Gate, note: (text: string) => void) {
+export function watchPolicy(io: CliIo, policyName: string, gate: Pick<Gate, 'policy' | 'setPolicy'>, note: (text: string) => void) {
   const absolutePath = resolvePath(io, policyName);
   let rejectedText: string | undefined;
   const watcher = watchFile(
@@ -256,13 +256,13 @@ function watchPolicy(io: CliIo, policyName: string, gate: Gate, note: (text: str
   return watcher;
 }
 
-interface OpenLog {
+export interface OpenLog {
   readonly label: string;
   write(line: string): void;
   close(): Promise<void>;
 }
 
-async function openDecisionLog(io: CliIo, target: string, note: (text: string) => void): Promise<OpenLog> {
+export async function openDecisionLog(io: CliIo, target: string, note: (text: string) => void): Promise<OpenLog> {
   if (target === '-') return { label: 'stdout', write: io.stdout, close: async () => undefined };
   const absolutePath = resolvePath(io, target);
   const name = displayPath(io, absolutePath);

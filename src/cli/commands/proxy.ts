@@ -1,0 +1,198 @@
+import { MetadataError } from '../../core/errors.js';
+import { splitCommandLine, type UpstreamSpec } from '../../proxy/upstream-command.js';
+import { createDecisionLogger } from '../../serve/decision-log.js';
+import { deferToIdle } from '../../serve/deferred-queue.js';
+import { defaultMaxSessions, defaultSessionIdleTimeoutMs } from '../../serve/session-limits.js';
+import { compileOverlay, emptyOverlay, type Overlay } from '../../wire/overlay.js';
+import type { ParsedArgs } from '../args.js';
+import type { Command } from '../command.js';
+import { writeLines } from '../command.js';
+import { displayPath, exitCodes, formatIssues, InputError, loadAll, readJson, resolvePath, UsageError, type CliIo } from '../io.js';
+import { importPeer } from '../peers.js';
+import { loadPolicy } from '../policy-file.js';
+import { noteCredentialHeaders, openDecisionLog, watchPolicy } from './serve.js';
+
+// The v1 SDK (an optional peer) is loaded in execute, through src/proxy/proxy-runtime.ts, as
+// serve does: `proxy --help` and the command list need only this module.
+
+const command = 'mcp-gate proxy';
+const defaultPort = 3000;
+/** How long the startup check waits for the upstream to initialize and list. */
+const startupTimeoutMs = 30_000;
+
+export const proxyCommand: Command = {
+  name: 'proxy',
+  summary: 'gate any MCP server (a command over stdio, or a URL) behind a policy, over Streamable HTTP on 127.0.0.1 or stdio',
+  usage:
+    'mcp-gate proxy --policy FILE [--overlay FILE] (--upstream-cmd "CMD ARGS" | --upstream-url URL) [--port N] [--host 127.0.0.1] [--stdio] [--watch] [--decision-log FILE|-] [--log-headers NAME,…] [--max-sessions N] [--session-idle-timeout SECONDS] [--page-size N]',
+  description: [
+    `Puts the policy in front of an MCP server written in any language: spawned from --upstream-cmd`,
+    `(spoken to over stdio) or reached at --upstream-url (Streamable HTTP). Serves Streamable HTTP at`,
+    `http://127.0.0.1:PORT/mcp, every path below /mcp being an endpoint too (/mcp/admin), or stdio`,
+    `with --stdio. Each client session gets its own upstream session, initialized with the client's`,
+    `name and capabilities. Primitives are annotated by their own _meta["mcp-gate"], else by the`,
+    `--overlay file. Hidden primitives are answered as the upstream answers a name it does not have,`,
+    `and nothing naming one is sent upstream. Messages go to stderr. See docs/proxy.md.`,
+  ].join('\n'),
+  options: {
+    policy: { type: 'string', value: 'FILE', description: 'the policy document (required)' },
+    overlay: { type: 'string', value: 'FILE', description: 'annotations by glob for primitives without _meta["mcp-gate"] (docs/overlay.schema.json)' },
+    'upstream-cmd': { type: 'string', value: '"CMD ARGS"', description: 'spawn this command (no shell; quotes group words) and speak MCP over its stdio' },
+    'upstream-url': { type: 'string', value: 'URL', description: "the upstream's Streamable HTTP endpoint" },
+    port: { type: 'string', value: 'N', description: `TCP port (default ${defaultPort}; 0 picks a free one)` },
+    host: { type: 'string', value: '127.0.0.1', description: 'address to listen on; only 127.0.0.1 for now' },
+    stdio: { type: 'boolean', description: 'speak MCP over stdin/stdout instead of HTTP (one session)' },
+    watch: { type: 'boolean', description: 'reload the policy when its file changes' },
+    'decision-log': { type: 'string', value: 'FILE|-', description: 'append one JSON line per decision to FILE, or stdout for -' },
+    'log-headers': { type: 'string', multiple: true, value: 'NAME,…', description: 'headers whose values the decision log may keep (credential headers as "[redacted]")' },
+    'max-sessions': { type: 'string', value: 'N', description: `HTTP sessions open at most (default ${defaultMaxSessions}), each with its own upstream session` },
+    'session-idle-timeout': { type: 'string', value: 'SECONDS', description: `close a session idle this long (default ${defaultSessionIdleTimeoutMs / 1000}; 0 never)` },
+    'page-size': { type: 'string', value: 'N', description: "list page size with the proxy's own cursors (default: one page)" },
+  },
+  async execute(args, io) {
+    const settings = readSettings(args);
+    const runtime = await importPeer('@modelcontextprotocol/sdk', command, () => import('../../proxy/proxy-runtime.js'));
+    const transports = await importPeer('@modelcontextprotocol/sdk', command, () => import('../../proxy/upstream-transport.js'));
+    const [{ policy, name: policyName }, overlay] = await loadAll(loadPolicy(io, settings.policyPath), loadOverlay(io, settings.overlayPath));
+    const note = (text: string) => writeLines(io.stderr, `${command}: ${text}`);
+    const signal = io.signal;
+    if (signal === undefined) throw new Error('proxy needs io.signal to know when to stop');
+    const decisionLog = settings.decisionLog === undefined ? undefined : await openDecisionLog(io, settings.decisionLog, note);
+    noteCredentialHeaders({ logHeaders: settings.logHeaders, logCredentialHeaders: false }, note);
+    const logDecision =
+      decisionLog &&
+      deferToIdle(createDecisionLogger({ write: decisionLog.write, logHeaders: settings.logHeaders }), (error) =>
+        note(`decision log: ${error instanceof Error ? error.message : String(error)}`),
+      );
+    const onError = (error: unknown) => note(`error: ${error instanceof Error ? error.message : String(error)}`);
+    try {
+      const wire = runtime.createWireGate({ policy, overlay, pageSize: settings.pageSize, onError, onDecision: logDecision });
+      const upstreamName = settings.upstream.kind === 'url' ? settings.upstream.url.href : [settings.upstream.command, ...settings.upstream.args].join(' ');
+      const openUpstream = () => transports.openUpstreamTransport(settings.upstream, { cwd: io.cwd, onStderrLine: (line) => note(`upstream: ${line}`) });
+      let summary;
+      try {
+        summary = await runtime.inspectUpstream(wire, openUpstream(), startupTimeoutMs);
+      } catch (error) {
+        throw new InputError(`${command}: cannot reach the upstream ${upstreamName}: ${error instanceof Error ? error.message : String(error)}`);
+      }
+      const overlayName = settings.overlayPath === undefined ? undefined : displayPath(io, resolvePath(io, settings.overlayPath));
+      for (const key of summary.unmatchedOverlayKeys) writeLines(io.stderr, `${overlayName}: metadata.${key}: warning: matches no primitive of the upstream`);
+      const { counts } = summary;
+      note(
+        `policy ${policyName} (revision ${policy.revision}) in front of ${summary.serverName ?? upstreamName}: ${counts.tool} tools, ${counts.prompt} prompts, ${counts.resource} resources, ${counts.resourceTemplate} resource templates`,
+      );
+      let stop;
+      if (settings.stdio) {
+        const stdio = io.stdio;
+        if (stdio === undefined) throw new Error('proxy --stdio needs io.stdio');
+        stop = await runtime.serveProxyStdio(wire, openUpstream, stdio, signal, onError);
+        note('speaking MCP on stdin/stdout');
+      } else {
+        try {
+          const serving = await runtime.serveProxyHttp(wire, openUpstream, settings, signal, onError);
+          note(`listening on ${serving.host.url.href} (a session per client, each with its own upstream session, at most ${settings.maxSessions}; paths below ${serving.host.url.pathname} are endpoints too)`);
+          stop = serving;
+        } catch (error) {
+          if ((error as { code?: unknown }).code === 'EADDRINUSE') {
+            throw new InputError(`${command}: port ${settings.port} on 127.0.0.1 is in use; pick another with --port N (0 picks a free one)`);
+          }
+          throw error;
+        }
+      }
+      const watcher = settings.watch ? watchPolicy(io, policyName, wire, note) : undefined;
+      if (decisionLog) note(`decision log: ${decisionLog.label}`);
+      await stop.done;
+      watcher?.close();
+      await stop.close();
+      note('stopped');
+    } finally {
+      logDecision?.flush();
+      await decisionLog?.close();
+    }
+    return exitCodes.ok;
+  },
+};
+
+export interface ProxySettings {
+  readonly policyPath: string;
+  readonly overlayPath: string | undefined;
+  readonly upstream: UpstreamSpec;
+  readonly port: number;
+  readonly stdio: boolean;
+  readonly watch: boolean;
+  readonly decisionLog: string | undefined;
+  readonly logHeaders: readonly string[];
+  readonly maxSessions: number;
+  readonly sessionIdleTimeoutMs: number;
+  readonly pageSize: number | undefined;
+}
+
+function readSettings(args: ParsedArgs): ProxySettings {
+  if (args.positionals.length > 0) throw new UsageError(`${command}: unexpected argument "${args.positionals[0]}"; see "${command} --help"`);
+  const policyPath = args.string('policy');
+  if (policyPath === undefined) throw new UsageError(`${command}: missing --policy FILE; see "${command} --help"`);
+  const commandLine = args.string('upstream-cmd');
+  const urlText = args.string('upstream-url');
+  if ((commandLine === undefined) === (urlText === undefined)) throw new UsageError(`${command}: pass one upstream: --upstream-cmd "CMD ARGS" or --upstream-url URL`);
+  let upstream: UpstreamSpec;
+  if (commandLine !== undefined) {
+    const split = splitCommandLine(commandLine);
+    if (typeof split === 'string') throw new UsageError(`${command}: --upstream-cmd: ${split}`);
+    upstream = { kind: 'command', ...split };
+  } else {
+    const url = URL.canParse(urlText!) ? new URL(urlText!) : undefined;
+    if (url === undefined || (url.protocol !== 'http:' && url.protocol !== 'https:')) throw new UsageError(`${command}: --upstream-url must be an http: or https: URL, got "${urlText}"`);
+    upstream = { kind: 'url', url };
+  }
+  const stdio = args.flag('stdio');
+  const portText = args.string('port');
+  if (stdio && portText !== undefined) throw new UsageError(`${command}: pass either --port or --stdio, not both`);
+  if (portText !== undefined && !/^\d{1,5}$/.test(portText)) throw new UsageError(`${command}: --port must be a number from 0 to 65535, got "${portText}"`);
+  const port = portText === undefined ? defaultPort : Number(portText);
+  if (port > 65535) throw new UsageError(`${command}: --port must be a number from 0 to 65535, got "${portText}"`);
+  const host = args.string('host');
+  if (host !== undefined && host !== '127.0.0.1') throw new UsageError(`${command}: --host ${host}: only 127.0.0.1 is supported for now (the proxy has no authentication of its own yet; see docs/proxy.md)`);
+  const decisionLog = args.string('decision-log');
+  if (stdio && decisionLog === '-') throw new UsageError(`${command}: --decision-log - would write into the MCP stream on stdout; give a file with --stdio`);
+  const logHeaders = args.strings('log-headers').flatMap((list) => list.split(',')).map((name) => name.trim().toLowerCase()).filter((name) => name !== '');
+  if (logHeaders.length > 0 && decisionLog === undefined) throw new UsageError(`${command}: --log-headers needs --decision-log`);
+  for (const name of ['max-sessions', 'session-idle-timeout']) {
+    if (stdio && args.string(name) !== undefined) throw new UsageError(`${command}: --${name} is for HTTP sessions; stdio is one session`);
+  }
+  const pageSizeText = args.string('page-size');
+  return {
+    policyPath,
+    overlayPath: args.string('overlay'),
+    upstream,
+    port,
+    stdio,
+    watch: args.flag('watch'),
+    decisionLog,
+    logHeaders,
+    maxSessions: readInteger(args, 'max-sessions', 1, 1_000_000, defaultMaxSessions),
+    sessionIdleTimeoutMs: readInteger(args, 'session-idle-timeout', 0, 86_400, defaultSessionIdleTimeoutMs / 1000) * 1000,
+    pageSize: pageSizeText === undefined ? undefined : readInteger(args, 'page-size', 1, 100_000, 0),
+  };
+}
+
+function readInteger(args: ParsedArgs, name: string, minimum: number, maximum: number, fallback: number): number {
+  const text = args.string(name);
+  if (text === undefined) return fallback;
+  const value = /^\d{1,7}$/.test(text) ? Number(text) : Number.NaN;
+  if (!(value >= minimum && value <= maximum)) throw new UsageError(`${command}: --${name} must be a whole number from ${minimum} to ${maximum}, got "${text}"`);
+  return value;
+}
+
+/** Reads and compiles the overlay; every problem is one `file: path: message` line. */
+async function loadOverlay(io: CliIo, path: string | undefined): Promise<Overlay> {
+  if (path === undefined) return emptyOverlay;
+  const absolutePath = resolvePath(io, path);
+  const name = displayPath(io, absolutePath);
+  const document = await readJson(io, absolutePath);
+  try {
+    return compileOverlay(document, name);
+  } catch (error) {
+    if (error instanceof MetadataError) throw new InputError(formatIssues(name, error.issues));
+    throw error;
+  }
+}

@@ -1,0 +1,112 @@
+// What `mcp-gate proxy` runs through the v1 SDK: the CLI imports this module through
+// `importPeer` when the command runs, so its help and argument checks load without the SDK.
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
+import type { Readable, Writable } from 'node:stream';
+import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
+import type { PrimitiveKind } from '../core/context.js';
+import { startHttpHost, type HttpHost } from '../serve/http-host.js';
+import { createWireGate, type WireGate, type WireGateOptions } from '../wire/wire-gate.js';
+import { createProxySession } from './proxy-session.js';
+
+export { createWireGate };
+export type { WireGate, WireGateOptions };
+
+/** A running proxy: `done` settles when it should stop, `close` stops it. */
+export interface Serving {
+  readonly done: Promise<void>;
+  close(): Promise<void>;
+}
+
+export interface UpstreamSummary {
+  readonly counts: Readonly<Record<PrimitiveKind, number>>;
+  /** Overlay keys whose glob matched none of the upstream's primitives. */
+  readonly unmatchedOverlayKeys: readonly string[];
+  readonly serverName: string | undefined;
+}
+
+/**
+ * Connects to the upstream once, at startup, so that a command that does not start or a URL
+ * that does not answer fails before any client does, and reads its lists for the summary and
+ * the overlay's warnings.
+ */
+export async function inspectUpstream(wire: WireGate, transport: Transport, timeoutMs: number): Promise<UpstreamSummary> {
+  const client = new Client({ name: 'mcp-gate-proxy-startup-check', version: '0.1.0' });
+  try {
+    await withTimeout(client.connect(transport, { timeout: timeoutMs }), timeoutMs, 'the upstream did not answer initialize');
+    const connection = await withTimeout(wire.attach(client, { notify: async () => undefined, isOpen: () => false }), timeoutMs, 'the upstream did not answer its lists');
+    const catalog = connection.catalog();
+    const kinds: PrimitiveKind[] = ['tool', 'prompt', 'resource', 'resourceTemplate'];
+    const primitives = kinds.flatMap((kind) => catalog.entries(kind).map((entry) => ({ kind, key: entry.key })));
+    return {
+      counts: Object.fromEntries(kinds.map((kind) => [kind, catalog.entries(kind).length])) as Record<PrimitiveKind, number>,
+      unmatchedOverlayKeys: wire.overlay.unmatchedKeys(primitives),
+      serverName: client.getServerVersion()?.name,
+    };
+  } finally {
+    await client.close().catch(() => undefined);
+  }
+}
+
+export interface ProxyHttpSettings {
+  readonly port: number;
+  readonly maxSessions: number;
+  readonly sessionIdleTimeoutMs: number;
+}
+
+export async function serveProxyHttp(
+  wire: WireGate,
+  openUpstream: () => Transport,
+  settings: ProxyHttpSettings,
+  signal: AbortSignal,
+  onError: (error: unknown) => void,
+): Promise<Serving & { readonly host: HttpHost }> {
+  const host = await startHttpHost({
+    createServer: () => createProxySession({ wire, openUpstream, onError }),
+    // The wire gate attaches to each session's upstream when its initialize arrives.
+    gate: { install() {} },
+    port: settings.port,
+    maxSessions: settings.maxSessions,
+    sessionIdleTimeoutMs: settings.sessionIdleTimeoutMs,
+    onError,
+  });
+  return { host, done: aborted(signal), close: () => host.close() };
+}
+
+export async function serveProxyStdio(
+  wire: WireGate,
+  openUpstream: () => Transport,
+  stdio: { readonly input: Readable; readonly output: Writable },
+  signal: AbortSignal,
+  onError: (error: unknown) => void,
+): Promise<Serving> {
+  const server = createProxySession({ wire, openUpstream, onError });
+  const transport = new StdioServerTransport(stdio.input, stdio.output);
+  // The client closing stdin ends the session, as with any stdio server.
+  const ended = new Promise<void>((resolve) => {
+    stdio.input.once('end', resolve);
+    stdio.input.once('close', resolve);
+    transport.onclose = resolve;
+  });
+  await server.connect(transport);
+  return { done: Promise.race([ended, aborted(signal)]), close: () => server.close() };
+}
+
+function aborted(signal: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    if (signal.aborted) resolve();
+    else signal.addEventListener('abort', () => resolve(), { once: true });
+  });
+}
+
+async function withTimeout<T>(promise: Promise<T>, timeoutMs: number, message: string): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_resolve, reject) => {
+    timer = setTimeout(() => reject(new Error(message)), timeoutMs);
+  });
+  try {
+    return await Promise.race([promise, timeout]);
+  } finally {
+    clearTimeout(timer);
+  }
+}

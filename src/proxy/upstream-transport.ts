@@ -1,0 +1,35 @@
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
+import type { UpstreamSpec } from './upstream-command.js';
+
+export interface UpstreamTransportOptions {
+  /** Working directory of a spawned upstream. */
+  readonly cwd: string;
+  /** Receives the spawned upstream's stderr, line by line. */
+  readonly onStderrLine?: (line: string) => void;
+}
+
+/**
+ * A new transport to the upstream: for a command, a new process (spawned without a shell, with
+ * the proxy's environment, as a wrapper is expected to pass it on); for a URL, a new Streamable
+ * HTTP session. The downstream `Authorization` header is never passed on.
+ */
+export function openUpstreamTransport(spec: UpstreamSpec, options: UpstreamTransportOptions): Transport {
+  if (spec.kind === 'url') return new StreamableHTTPClientTransport(spec.url);
+  const transport = new StdioClientTransport({
+    command: spec.command,
+    args: [...spec.args],
+    cwd: options.cwd,
+    env: Object.fromEntries(Object.entries(process.env).filter((entry): entry is [string, string] => entry[1] !== undefined)),
+    stderr: 'pipe',
+  });
+  const onLine = options.onStderrLine;
+  let partial = '';
+  transport.stderr?.on('data', (chunk: Buffer | string) => {
+    const lines = (partial + chunk.toString()).split('\n');
+    partial = lines.pop() ?? '';
+    for (const line of lines) if (line !== '') onLine?.(line);
+  });
+  return transport;
+}

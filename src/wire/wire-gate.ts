@@ -1,0 +1,45 @@
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import type { PolicyDocument } from '../core/policy/schema.js';
+import type { Policy } from '../core/policy/types.js';
+import { readGateSettings, type SharedGateOptions } from '../adapter/gate-options.js';
+import { createPolicyHolder } from '../adapter/gate-runtime.js';
+import { compileOverlay, emptyOverlay, type Overlay } from './overlay.js';
+import { WireConnection, type WireSessionHooks } from './wire-connection.js';
+
+/** The options of a wire gate: the shared ones, with an overlay in place of `metadata`, and hidden always ≡ unknown. */
+export interface WireGateOptions extends Omit<SharedGateOptions, 'metadata' | 'denied'> {
+  /** Annotations for primitives whose list items carry no `_meta['mcp-gate']`: a compiled Overlay or an overlay document. */
+  overlay?: Overlay | unknown;
+}
+
+/** One policy in front of any number of upstream connections (one per downstream session in `mcp-gate proxy`). */
+export interface WireGate {
+  readonly policy: Policy;
+  readonly overlay: Overlay;
+  /** Swaps the policy for every connection; resolves once list_changed went to each session whose visible lists changed. */
+  setPolicy(next: Policy | PolicyDocument): Promise<void>;
+  /** Gates one connected upstream client; resolves once its lists are fetched. */
+  attach(client: Client, hooks: WireSessionHooks): Promise<WireConnection>;
+}
+
+export function createWireGate(options: WireGateOptions): WireGate {
+  const settings = readGateSettings({ ...options, metadata: undefined, denied: 'hide' } as SharedGateOptions);
+  const holder = createPolicyHolder(options.policy, settings);
+  const overlay = isOverlay(options.overlay) ? options.overlay : options.overlay === undefined ? emptyOverlay : compileOverlay(options.overlay);
+  return {
+    get policy() {
+      return holder.policy;
+    },
+    overlay,
+    setPolicy: (next) => holder.setPolicy(next),
+    async attach(client, hooks) {
+      const connection = new WireConnection(client, holder.runtime, overlay, hooks);
+      await connection.ready;
+      return connection;
+    },
+  };
+}
+
+function isOverlay(value: unknown): value is Overlay {
+  return value !== null && typeof value === 'object' && typeof (value as Overlay).annotationFor === 'function';
+}
