@@ -1,0 +1,428 @@
+import { createRequestContext, type PrimitiveKind, type PrimitiveMetadata, type RequestContext, type RequestContextInput } from '../context.js';
+import { toPrimitiveMetadata } from '../policy/primitive-input.js';
+import { compilePolicy, type CompilePolicyOptions } from '../policy/compile-policy.js';
+import { compileAppliesTo } from '../policy/rule-plan.js';
+import { policyDocumentSchema, type NormalizedPolicyDocument, type PolicyRule } from '../policy/schema.js';
+import type { Decision, Policy } from '../policy/types.js';
+import { addAtom, collectAtoms, emptyAtoms, mergeAtoms, type ConditionAtoms } from './atoms.js';
+import { compileInvariants, outputRoots, type CompiledInvariant, type Invariant } from './invariants.js';
+import { valueClasses } from './value-classes.js';
+
+// `mcp-gate check`: properties of a policy over every context. Per primitive, the context paths
+// that the applicable rules, the primitive's requirements and the invariant read are each cut
+// into classes (atoms.ts, value-classes.ts); every combination of one representative per class
+// is decided by the real compiled policy, so a verdict and the engine cannot disagree. A
+// condition the analysis cannot model makes what it touches unknown, never proven.
+
+export type VerdictStatus = 'proven' | 'refuted' | 'unknown';
+
+export interface Counterexample {
+  readonly primitive: PrimitiveMetadata;
+  /** A RequestContextInput `createRequestContext` (and `mcp-gate explain --context`) accepts. */
+  readonly context: RequestContextInput;
+  readonly decision: Decision;
+}
+
+export interface InvariantVerdict {
+  readonly id: string;
+  readonly description?: string | undefined;
+  readonly mode: 'never' | 'always';
+  readonly status: VerdictStatus;
+  readonly counterexample?: Counterexample | undefined;
+  /** Why the verdict is unknown: each names the primitive and what could not be modelled. */
+  readonly reasons: readonly string[];
+  /** Contexts decided (class combinations, over all primitives). */
+  readonly contexts: number;
+}
+
+export type LintCode = 'rule-never-applies' | 'condition-always-false' | 'condition-always-true' | 'rule-shadowed' | 'primitive-never-visible' | 'deny-never-hides';
+
+export interface LintFinding {
+  readonly code: LintCode;
+  readonly severity: 'error' | 'warning';
+  readonly message: string;
+  readonly ruleId?: string | undefined;
+  readonly primitive?: PrimitiveMetadata | undefined;
+}
+
+export interface PolicyCheck {
+  readonly invariants: readonly InvariantVerdict[];
+  readonly lint: readonly LintFinding[];
+  /** What lint could not decide exactly, with the reason (one line per primitive). */
+  readonly lintUnknown: readonly string[];
+  /** True when every invariant is proven, nothing is unknown and lint found no error. */
+  readonly passed: boolean;
+}
+
+export interface CheckPolicyOptions {
+  readonly invariants?: readonly Invariant[];
+  /** Passed to compilePolicy (the analysis compiles the document, and variants of it for lint). */
+  readonly compile?: CompilePolicyOptions;
+  /** Most class combinations decided for one primitive and one question (default 100,000). */
+  readonly maxCombinations?: number;
+}
+
+const defaultMaxCombinations = 100_000;
+
+/** Checks invariants and lints a policy document over every context, for these primitives. */
+export function checkPolicy(document: unknown, primitives: readonly PrimitiveMetadata[], options: CheckPolicyOptions = {}): PolicyCheck {
+  const compileOptions = options.compile ?? {};
+  const policy = compilePolicy(document, compileOptions);
+  const normalized = policyDocumentSchema.parse(document);
+  const metadata = primitives.map((primitive) => toPrimitiveMetadata(primitive));
+  const invariants = compileInvariants([...(options.invariants ?? []), ...invariantsOf(document)]);
+  const analysis = createAnalysis(policy, normalized, options.maxCombinations ?? defaultMaxCombinations);
+  const verdicts = invariants.map((invariant) => analysis.checkInvariant(invariant, metadata));
+  const { findings, unknown } = lintPolicy(analysis, normalized, metadata, document, compileOptions);
+  const passed = verdicts.every((verdict) => verdict.status === 'proven') && !findings.some((finding) => finding.severity === 'error');
+  return { invariants: verdicts, lint: findings, lintUnknown: unknown, passed };
+}
+
+/** The `invariants` a policy document carries itself. */
+export function invariantsOf(document: unknown): Invariant[] {
+  const invariants = (document as { invariants?: unknown } | null)?.invariants;
+  return Array.isArray(invariants) ? (invariants as Invariant[]) : [];
+}
+
+interface RuleInfo {
+  readonly index: number;
+  readonly rule: PolicyRule;
+  readonly appliesTo: (primitive: PrimitiveMetadata) => boolean;
+}
+
+/** The paths one question reads for one primitive, their classes, and why it may not be exact. */
+interface Space {
+  readonly paths: readonly string[];
+  readonly values: ReadonlyArray<readonly unknown[]>;
+  readonly inexact: readonly string[];
+  readonly combinations: number;
+}
+
+interface Analysis {
+  readonly policy: Policy;
+  readonly rules: readonly RuleInfo[];
+  applicable(primitive: PrimitiveMetadata): RuleInfo[];
+  /** The atoms of the applicable rules and the requirements (plus `extra`), as a space of class combinations. */
+  spaceFor(primitive: PrimitiveMetadata, extra?: ConditionAtoms): Space;
+  /** Every combination of the space as a context, in order; stops when `visit` returns true. */
+  forEachContext(space: Space, primitive: PrimitiveMetadata, visit: (context: RequestContext, choice: readonly number[]) => boolean): number;
+  contextInput(space: Space, choice: readonly number[], primitive: PrimitiveMetadata): RequestContextInput;
+  readonly maxCombinations: number;
+  checkInvariant(invariant: CompiledInvariant, primitives: readonly PrimitiveMetadata[]): InvariantVerdict;
+}
+
+function createAnalysis(policy: Policy, document: NormalizedPolicyDocument, maxCombinations: number): Analysis {
+  const rules: RuleInfo[] = document.rules.map((rule, index) => ({ index, rule, appliesTo: compileAppliesTo(rule.appliesTo) }));
+  const ruleAtoms = new Map<string, ConditionAtoms>();
+
+  function applicable(primitive: PrimitiveMetadata): RuleInfo[] {
+    return rules.filter((info) => info.appliesTo(primitive));
+  }
+
+  function atomsOf(info: RuleInfo, primitive: PrimitiveMetadata): ConditionAtoms {
+    if (info.rule.when === undefined) return emptyAtoms();
+    // Conditions that read no primitive field have the same atoms for every primitive.
+    const key = readsPrimitive(info.rule.when) ? `${info.index}\u0000${JSON.stringify(primitive)}` : String(info.index);
+    let atoms = ruleAtoms.get(key);
+    if (atoms === undefined) ruleAtoms.set(key, (atoms = collectAtoms(info.rule.when, primitive, `rule "${info.rule.id}"`)));
+    return atoms;
+  }
+
+  function requirementAtoms(primitive: PrimitiveMetadata): ConditionAtoms {
+    const atoms = emptyAtoms();
+    if (!document.enforceRequirements) return atoms;
+    for (const path of primitive.requires.capabilities) addAtom(atoms, 'client.capabilities', 'capabilities', { op: 'capability', value: path });
+    for (const [name, value] of Object.entries(primitive.requires.headers)) addAtom(atoms, `request.headers.${name.toLowerCase()}`, 'optional-text', { op: 'eq', value, loose: false });
+    for (const pattern of primitive.endpoints) addAtom(atoms, 'request.endpoint', 'text', { op: 'glob', value: pattern });
+    return atoms;
+  }
+
+  function spaceFor(primitive: PrimitiveMetadata, extra?: ConditionAtoms): Space {
+    const all = requirementAtoms(primitive);
+    for (const info of applicable(primitive)) mergeAtoms(all, atomsOf(info, primitive));
+    if (extra !== undefined) mergeAtoms(all, extra);
+    return spaceOf(primitive, all);
+  }
+
+  function spaceOf(primitive: PrimitiveMetadata, all: ConditionAtoms): Space {
+    const inexact = all.unmodelled.map((reason) => `${describe(primitive)}: ${reason}`);
+    const paths = [...all.paths.keys()].sort();
+    const claimPaths = paths.filter((path) => path.startsWith('auth.claims.'));
+    for (const path of claimPaths) {
+      const inside = claimPaths.find((other) => other !== path && other.startsWith(`${path}.`));
+      if (inside !== undefined) inexact.push(`${describe(primitive)}: reads both ${path} and ${inside}`);
+    }
+    const values = paths.map((path) => {
+      const { kind, atoms } = all.paths.get(path)!;
+      const classes = valueClasses(path, kind, atoms);
+      if (classes.inexact !== undefined) inexact.push(`${describe(primitive)}: ${classes.inexact}`);
+      return classes.values;
+    });
+    const combinations = values.reduce((product, list) => product * list.length, 1);
+    if (combinations > maxCombinations) inexact.push(`${describe(primitive)}: ${combinations} class combinations exceed the bound of ${maxCombinations}`);
+    return { paths, values, inexact, combinations };
+  }
+
+  function contextInput(space: Space, choice: readonly number[], primitive: PrimitiveMetadata): RequestContextInput {
+    const value = (path: string) => {
+      const index = space.paths.indexOf(path);
+      return index < 0 ? undefined : space.values[index]![choice[index]!];
+    };
+    const headers: Record<string, string> = {};
+    const claims: Record<string, unknown> = {};
+    space.paths.forEach((path, index) => {
+      const chosen = space.values[index]![choice[index]!];
+      if (chosen === undefined) return;
+      if (path.startsWith('request.headers.')) headers[path.slice('request.headers.'.length)] = chosen as string;
+      else if (path.startsWith('auth.claims.')) setPath(claims, path.slice('auth.claims.'.length).split('.'), chosen);
+    });
+    const request: Record<string, unknown> = { endpoint: space.paths.includes('request.endpoint') ? value('request.endpoint') : '/mcp' };
+    if (space.paths.includes('request.method')) request.method = value('request.method');
+    if (Object.keys(headers).length > 0) request.headers = headers;
+    for (const field of ['sessionId', 'protocolVersion']) if (value(`request.${field}`) !== undefined) request[field] = value(`request.${field}`);
+    const client: Record<string, unknown> = {};
+    for (const field of ['name', 'version', 'capabilities']) if (value(`client.${field}`) !== undefined) client[field] = value(`client.${field}`);
+    const auth: Record<string, unknown> = {};
+    for (const field of ['clientId', 'subject', 'issuer']) if (value(`auth.${field}`) !== undefined) auth[field] = value(`auth.${field}`);
+    const scopes = value('auth.scopes') as string[] | undefined;
+    if (scopes !== undefined && scopes.length > 0) auth.scopes = scopes;
+    if (Object.keys(claims).length > 0) auth.claims = claims;
+    const input: RequestContextInput = { request: request as RequestContextInput['request'] };
+    if (Object.keys(client).length > 0) input.client = client;
+    if (Object.keys(auth).length > 0) input.auth = auth;
+    void primitive;
+    return input;
+  }
+
+  function forEachContext(space: Space, primitive: PrimitiveMetadata, visit: (context: RequestContext, choice: readonly number[]) => boolean): number {
+    const choice = space.paths.map(() => 0);
+    const limit = Math.min(space.combinations, maxCombinations);
+    let count = 0;
+    while (count < limit) {
+      count++;
+      const input = contextInput(space, choice, primitive);
+      // Not read: the method a list of this kind is decided for (as `mcp-gate explain` does).
+      if (!space.paths.includes('request.method')) (input.request as { method?: string }).method = listMethod(primitive.kind);
+      if (visit(createRequestContext(input), choice)) break;
+      let position = choice.length - 1;
+      while (position >= 0 && ++choice[position]! === space.values[position]!.length) choice[position--] = 0;
+      if (position < 0) break;
+    }
+    return count;
+  }
+
+  function checkInvariant(invariant: CompiledInvariant, primitives: readonly PrimitiveMetadata[]): InvariantVerdict {
+    const reasons: string[] = [];
+    let contexts = 0;
+    for (const primitive of primitives) {
+      const extra = collectAtoms(invariant.condition, primitive, `invariant "${invariant.id}"`, { outputRoots });
+      const space = spaceFor(primitive, extra);
+      let found: number[] | undefined;
+      contexts += forEachContext(space, primitive, (context, choice) => {
+        if (!invariant.violates(context, primitive, policy.explain(context, primitive))) return false;
+        found = [...choice];
+        return true;
+      });
+      if (found !== undefined) {
+        const choice = minimize(space, found, (candidate) => violatesAt(invariant, space, candidate, primitive));
+        const context = evaluationContext(space, choice, primitive);
+        const counterexample = { primitive, context: contextInput(space, choice, primitive), decision: policy.explain(createRequestContext(context), primitive) };
+        return { id: invariant.id, description: invariant.description, mode: invariant.mode, status: 'refuted', counterexample, reasons: [], contexts };
+      }
+      if (space.inexact.length > 0 && !holdsWhateverDecided(invariant, extra, primitive)) reasons.push(...space.inexact);
+    }
+    const status: VerdictStatus = reasons.length === 0 ? 'proven' : 'unknown';
+    return { id: invariant.id, description: invariant.description, mode: invariant.mode, status, reasons: [...new Set(reasons)], contexts };
+  }
+
+  /**
+   * Where the policy cannot be modelled for a primitive, the invariant may still hold for every
+   * decision the policy could make (its condition may not even depend on the decision): a sound
+   * proof for this primitive, over the invariant's own classes.
+   */
+  function holdsWhateverDecided(invariant: CompiledInvariant, atoms: ConditionAtoms, primitive: PrimitiveMetadata): boolean {
+    const space = spaceOf(primitive, { ...atoms, paths: new Map(atoms.paths), unmodelled: [...atoms.unmodelled], outputs: new Set(atoms.outputs) });
+    if (space.inexact.length > 0) return false;
+    const decisions = possibleDecisions(primitive);
+    let broken = false;
+    forEachContext(space, primitive, (context) => (broken = decisions.some((decision) => invariant.violates(context, primitive, decision))));
+    return !broken;
+  }
+
+  function possibleDecisions(primitive: PrimitiveMetadata): Decision[] {
+    const decisions: Decision[] = [
+      { allowed: true, reason: 'default', message: '' },
+      { allowed: false, reason: 'default', message: '' },
+      { allowed: false, reason: 'requirement', message: '' },
+      { allowed: false, reason: 'error', message: '' },
+    ];
+    for (const info of applicable(primitive)) {
+      decisions.push({ allowed: info.rule.effect === 'allow', reason: 'rule', ruleId: info.rule.id, message: '' });
+      decisions.push({ allowed: false, reason: 'error', ruleId: info.rule.id, message: '' });
+    }
+    return decisions;
+  }
+
+  function evaluationContext(space: Space, choice: readonly number[], primitive: PrimitiveMetadata): RequestContextInput {
+    const input = contextInput(space, choice, primitive);
+    if (!space.paths.includes('request.method')) (input.request as { method?: string }).method = listMethod(primitive.kind);
+    return input;
+  }
+
+  function violatesAt(invariant: CompiledInvariant, space: Space, choice: readonly number[], primitive: PrimitiveMetadata): boolean {
+    const context = createRequestContext(evaluationContext(space, choice, primitive));
+    return invariant.violates(context, primitive, policy.explain(context, primitive));
+  }
+
+  return { policy, rules, applicable, spaceFor, forEachContext, contextInput, maxCombinations, checkInvariant };
+}
+
+/** Greedily moves each path to its cheapest class that still breaks the property. */
+function minimize(space: Space, found: readonly number[], stillFails: (choice: readonly number[]) => boolean): number[] {
+  const choice = [...found];
+  for (let position = 0; position < choice.length; position++) {
+    for (let candidate = 0; candidate < choice[position]!; candidate++) {
+      const trial = [...choice];
+      trial[position] = candidate;
+      if (stillFails(trial)) {
+        choice[position] = candidate;
+        break;
+      }
+    }
+  }
+  return choice;
+}
+
+function setPath(target: Record<string, unknown>, segments: readonly string[], value: unknown): void {
+  let node = target;
+  for (const segment of segments.slice(0, -1)) {
+    const next = node[segment];
+    node = (next !== null && typeof next === 'object' && !Array.isArray(next) ? next : (node[segment] = {})) as Record<string, unknown>;
+  }
+  node[segments.at(-1)!] = value;
+}
+
+function namesPrimitives(rule: PolicyRule): boolean {
+  const appliesTo = rule.appliesTo;
+  return appliesTo !== undefined && (appliesTo.names !== undefined || appliesTo.groups !== undefined || appliesTo.tags !== undefined);
+}
+
+function readsPrimitive(condition: unknown): boolean {
+  return /"(primitive|tool)(\.|")/.test(JSON.stringify(condition));
+}
+
+/** `tool admin_users`, `tool search@2.0.0`, `resource workspace` — how reasons name a primitive. */
+export function describe(primitive: PrimitiveMetadata): string {
+  return `${primitive.kind} ${primitive.name}${primitive.version === undefined ? '' : `@${primitive.version}`}`;
+}
+
+/** The list request a primitive of this kind is decided for when the policy does not read the method. */
+function listMethod(kind: PrimitiveKind): string {
+  switch (kind) {
+    case 'tool':
+      return 'tools/list';
+    case 'prompt':
+      return 'prompts/list';
+    case 'resource':
+      return 'resources/list';
+    case 'resourceTemplate':
+      return 'resources/templates/list';
+  }
+}
+
+interface PrimitiveLint {
+  readonly primitive: PrimitiveMetadata;
+  readonly exact: boolean;
+  readonly visible: boolean;
+  readonly hidden: boolean;
+}
+
+/** Lint over every context: dead, constant and shadowed rules, unreachable primitives, deny rules that never hide. */
+function lintPolicy(
+  analysis: Analysis,
+  document: NormalizedPolicyDocument,
+  primitives: readonly PrimitiveMetadata[],
+  source: unknown,
+  compileOptions: CompilePolicyOptions,
+): { findings: LintFinding[]; unknown: string[] } {
+  const { policy, rules } = analysis;
+  const findings: LintFinding[] = [];
+  const unknown: string[] = [];
+  // One single-rule policy per rule tells whether its condition holds; one policy without it, whether it matters.
+  const probes = new Map<number, Policy>();
+  const without = new Map<number, Policy>();
+  const probe = (info: RuleInfo) => {
+    let compiled = probes.get(info.index);
+    if (compiled === undefined) {
+      const { when, id, appliesTo } = info.rule;
+      probes.set(info.index, (compiled = compilePolicy({ version: 1, default: 'deny', enforceRequirements: false, rules: [{ id, effect: 'allow', appliesTo, when }] }, compileOptions)));
+    }
+    return compiled;
+  };
+  const removed = (info: RuleInfo) => {
+    let compiled = without.get(info.index);
+    if (compiled === undefined) {
+      const base = source as Record<string, unknown>;
+      without.set(info.index, (compiled = compilePolicy({ ...base, invariants: undefined, rules: document.rules.filter((_, index) => index !== info.index) }, compileOptions)));
+    }
+    return compiled;
+  };
+  const ruleState = rules.map(() => ({ applies: 0, exact: true, everTrue: false, everFalse: false, matters: false }));
+  const perPrimitive: PrimitiveLint[] = [];
+  for (const primitive of primitives) {
+    const space = analysis.spaceFor(primitive);
+    const applicable = analysis.applicable(primitive);
+    const exact = space.inexact.length === 0;
+    if (!exact) unknown.push(...space.inexact);
+    let visible = false;
+    let hidden = false;
+    analysis.forEachContext(space, primitive, (context) => {
+      const allowed = policy.evaluate(context, primitive);
+      if (allowed) visible = true;
+      else hidden = true;
+      for (const info of applicable) {
+        const state = ruleState[info.index]!;
+        if (info.rule.when !== undefined) {
+          if (probe(info).evaluate(context, primitive)) state.everTrue = true;
+          else state.everFalse = true;
+        }
+        if (!state.matters && removed(info).evaluate(context, primitive) !== allowed) state.matters = true;
+      }
+      return false;
+    });
+    for (const info of applicable) {
+      const state = ruleState[info.index]!;
+      state.applies++;
+      if (!exact) state.exact = false;
+    }
+    perPrimitive.push({ primitive, exact, visible, hidden });
+  }
+  rules.forEach((info, index) => {
+    const state = ruleState[index]!;
+    const { id } = info.rule;
+    if (state.applies === 0) {
+      findings.push({ code: 'rule-never-applies', severity: 'warning', ruleId: id, message: `rule "${id}" applies to no primitive (its appliesTo matches none)` });
+      return;
+    }
+    if (!state.exact) return;
+    if (info.rule.when !== undefined && !state.everTrue) {
+      findings.push({ code: 'condition-always-false', severity: 'error', ruleId: id, message: `rule "${id}": its condition is false for every context, so the rule never applies` });
+      return;
+    }
+    if (info.rule.when !== undefined && !state.everFalse) {
+      findings.push({ code: 'condition-always-true', severity: 'warning', ruleId: id, message: `rule "${id}": its condition is true for every context (the "when" says nothing)` });
+    }
+    if (!state.matters) findings.push({ code: 'rule-shadowed', severity: 'warning', ruleId: id, message: `rule "${id}" changes no decision: without it every primitive is decided the same for every context` });
+  });
+  for (const { primitive, exact, visible, hidden } of perPrimitive) {
+    if (!exact) continue;
+    if (!visible) findings.push({ code: 'primitive-never-visible', severity: 'warning', primitive, message: `${describe(primitive)} is hidden for every context` });
+    // Only rules that single primitives out (by name, group or tag), not every tool of a kind.
+    const denyRules = analysis.applicable(primitive).filter((info) => info.rule.effect === 'deny' && namesPrimitives(info.rule));
+    if (!hidden && denyRules.length > 0) {
+      const names = denyRules.map((info) => `"${info.rule.id}"`).join(', ');
+      findings.push({ code: 'deny-never-hides', severity: 'error', primitive, message: `${describe(primitive)} is visible for every context although deny rule${denyRules.length === 1 ? '' : 's'} ${names} ${denyRules.length === 1 ? 'names' : 'name'} it` });
+    }
+  }
+  return { findings, unknown: [...new Set(unknown)] };
+}
