@@ -224,7 +224,9 @@ function createAnalysis(policy: Policy, document: NormalizedPolicyDocument, maxC
         return true;
       });
       if (found !== undefined) {
-        const choice = minimize(space, found, (candidate) => violatesAt(invariant, space, candidate, primitive));
+        // Classes are listed cheapest first (absent, then shortest), so the first combination
+        // found (lexicographically least) is already minimal, path by path.
+        const choice = found;
         const context = evaluationContext(space, choice, primitive);
         const counterexample = { primitive, context: contextInput(space, choice, primitive), decision: policy.explain(createRequestContext(context), primitive) };
         return { id: invariant.id, description: invariant.description, mode: invariant.mode, status: 'refuted', counterexample, reasons: [], contexts };
@@ -269,28 +271,7 @@ function createAnalysis(policy: Policy, document: NormalizedPolicyDocument, maxC
     return input;
   }
 
-  function violatesAt(invariant: CompiledInvariant, space: Space, choice: readonly number[], primitive: PrimitiveMetadata): boolean {
-    const context = createRequestContext(evaluationContext(space, choice, primitive));
-    return invariant.violates(context, primitive, policy.explain(context, primitive));
-  }
-
   return { policy, rules, applicable, spaceFor, forEachContext, contextInput, maxCombinations, checkInvariant };
-}
-
-/** Greedily moves each path to its cheapest class that still breaks the property. */
-function minimize(space: Space, found: readonly number[], stillFails: (choice: readonly number[]) => boolean): number[] {
-  const choice = [...found];
-  for (let position = 0; position < choice.length; position++) {
-    for (let candidate = 0; candidate < choice[position]!; candidate++) {
-      const trial = [...choice];
-      trial[position] = candidate;
-      if (stillFails(trial)) {
-        choice[position] = candidate;
-        break;
-      }
-    }
-  }
-  return choice;
 }
 
 function setPath(target: Record<string, unknown>, segments: readonly string[], value: unknown): void {
