@@ -6,6 +6,7 @@ import { policyDocumentSchema, type NormalizedPolicyDocument, type PolicyRule } 
 import type { Decision, Policy } from '../policy/types.js';
 import { addAtom, collectAtoms, emptyAtoms, mergeAtoms, type ConditionAtoms } from './atoms.js';
 import { compileInvariants, outputRoots, type CompiledInvariant, type Invariant } from './invariants.js';
+import { lintPolicy } from './lint.js';
 import { valueClasses } from './value-classes.js';
 
 // `mcp-gate check`: properties of a policy over every context. Per primitive, the context paths
@@ -84,26 +85,31 @@ export function invariantsOf(document: unknown): Invariant[] {
   return Array.isArray(invariants) ? (invariants as Invariant[]) : [];
 }
 
-interface RuleInfo {
+export interface RuleInfo {
   readonly index: number;
   readonly rule: PolicyRule;
   readonly appliesTo: (primitive: PrimitiveMetadata) => boolean;
 }
 
+/** What one part of a decision reads: the requirement check or one rule's condition. */
+export type Node = { readonly kind: 'requirements'; readonly atoms: ConditionAtoms } | { readonly kind: 'rule'; readonly info: RuleInfo; readonly atoms: ConditionAtoms };
+
 /** The paths one question reads for one primitive, their classes, and why it may not be exact. */
-interface Space {
+export interface Space {
   readonly paths: readonly string[];
   readonly values: ReadonlyArray<readonly unknown[]>;
   readonly inexact: readonly string[];
   readonly combinations: number;
 }
 
-interface Analysis {
+export interface Analysis {
   readonly policy: Policy;
   readonly rules: readonly RuleInfo[];
   applicable(primitive: PrimitiveMetadata): RuleInfo[];
   /** The atoms of the applicable rules and the requirements (plus `extra`), as a space of class combinations. */
+  nodesFor(primitive: PrimitiveMetadata): Node[];
   spaceFor(primitive: PrimitiveMetadata, extra?: ConditionAtoms): Space;
+  forEachInComponent(space: Space, positions: readonly number[], primitive: PrimitiveMetadata, visit: (context: RequestContext, choice: readonly number[]) => boolean): number;
   /** Every combination of the space as a context, in order; stops when `visit` returns true. */
   forEachContext(space: Space, primitive: PrimitiveMetadata, visit: (context: RequestContext, choice: readonly number[]) => boolean): number;
   contextInput(space: Space, choice: readonly number[], primitive: PrimitiveMetadata): RequestContextInput;
@@ -137,6 +143,13 @@ function createAnalysis(policy: Policy, document: NormalizedPolicyDocument, maxC
     return atoms;
   }
 
+  /** The requirement check and each applicable rule with a condition, as nodes of what they read. */
+  function nodesFor(primitive: PrimitiveMetadata): Node[] {
+    const nodes: Node[] = [{ kind: 'requirements', atoms: requirementAtoms(primitive) }];
+    for (const info of applicable(primitive)) if (info.rule.when !== undefined) nodes.push({ kind: 'rule', info, atoms: atomsOf(info, primitive) });
+    return nodes;
+  }
+
   function spaceFor(primitive: PrimitiveMetadata, extra?: ConditionAtoms): Space {
     const all = requirementAtoms(primitive);
     for (const info of applicable(primitive)) mergeAtoms(all, atomsOf(info, primitive));
@@ -159,7 +172,6 @@ function createAnalysis(policy: Policy, document: NormalizedPolicyDocument, maxC
       return classes.values;
     });
     const combinations = values.reduce((product, list) => product * list.length, 1);
-    if (combinations > maxCombinations) inexact.push(`${describe(primitive)}: ${combinations} class combinations exceed the bound of ${maxCombinations}`);
     return { paths, values, inexact, combinations };
   }
 
@@ -211,12 +223,27 @@ function createAnalysis(policy: Policy, document: NormalizedPolicyDocument, maxC
     return count;
   }
 
+  /** Like forEachContext over the paths at `positions` only; every other path keeps its cheapest class. */
+  function forEachInComponent(space: Space, positions: readonly number[], primitive: PrimitiveMetadata, visit: (context: RequestContext, choice: readonly number[]) => boolean): number {
+    const sub: Space = {
+      paths: positions.map((position) => space.paths[position]!),
+      values: positions.map((position) => space.values[position]!),
+      inexact: [],
+      combinations: positions.reduce((product, position) => product * space.values[position]!.length, 1),
+    };
+    const choice = space.paths.map(() => 0);
+    return forEachContext(sub, primitive, (_context, subChoice) => {
+      positions.forEach((position, index) => (choice[position] = subChoice[index]!));
+      return visit(createRequestContext(evaluationContext(space, choice, primitive)), choice);
+    });
+  }
+
   function checkInvariant(invariant: CompiledInvariant, primitives: readonly PrimitiveMetadata[]): InvariantVerdict {
     const reasons: string[] = [];
     let contexts = 0;
     for (const primitive of primitives) {
       const extra = collectAtoms(invariant.condition, primitive, `invariant "${invariant.id}"`, { outputRoots });
-      const space = spaceFor(primitive, extra);
+      const space = withBound(spaceFor(primitive, extra), primitive, maxCombinations);
       let found: number[] | undefined;
       contexts += forEachContext(space, primitive, (context, choice) => {
         if (!invariant.violates(context, primitive, policy.explain(context, primitive))) return false;
@@ -243,7 +270,7 @@ function createAnalysis(policy: Policy, document: NormalizedPolicyDocument, maxC
    * proof for this primitive, over the invariant's own classes.
    */
   function holdsWhateverDecided(invariant: CompiledInvariant, atoms: ConditionAtoms, primitive: PrimitiveMetadata): boolean {
-    const space = spaceOf(primitive, { ...atoms, paths: new Map(atoms.paths), unmodelled: [...atoms.unmodelled], outputs: new Set(atoms.outputs) });
+    const space = withBound(spaceOf(primitive, { ...atoms, paths: new Map(atoms.paths), unmodelled: [...atoms.unmodelled], outputs: new Set(atoms.outputs) }), primitive, maxCombinations);
     if (space.inexact.length > 0) return false;
     const decisions = possibleDecisions(primitive);
     let broken = false;
@@ -271,7 +298,13 @@ function createAnalysis(policy: Policy, document: NormalizedPolicyDocument, maxC
     return input;
   }
 
-  return { policy, rules, applicable, spaceFor, forEachContext, contextInput, maxCombinations, checkInvariant };
+  return { policy, rules, applicable, nodesFor, spaceFor, forEachContext, forEachInComponent, contextInput, maxCombinations, checkInvariant };
+}
+
+/** A space whose combinations are all decided, or one that says it cannot be. */
+export function withBound(space: Space, primitive: PrimitiveMetadata, maxCombinations: number): Space {
+  if (space.combinations <= maxCombinations) return space;
+  return { ...space, inexact: [...space.inexact, `${describe(primitive)}: ${space.combinations} class combinations exceed the bound of ${maxCombinations}`] };
 }
 
 function setPath(target: Record<string, unknown>, segments: readonly string[], value: unknown): void {
@@ -283,7 +316,7 @@ function setPath(target: Record<string, unknown>, segments: readonly string[], v
   node[segments.at(-1)!] = value;
 }
 
-function namesPrimitives(rule: PolicyRule): boolean {
+export function namesPrimitives(rule: PolicyRule): boolean {
   const appliesTo = rule.appliesTo;
   return appliesTo !== undefined && (appliesTo.names !== undefined || appliesTo.groups !== undefined || appliesTo.tags !== undefined);
 }
@@ -311,99 +344,3 @@ function listMethod(kind: PrimitiveKind): string {
   }
 }
 
-interface PrimitiveLint {
-  readonly primitive: PrimitiveMetadata;
-  readonly exact: boolean;
-  readonly visible: boolean;
-  readonly hidden: boolean;
-}
-
-/** Lint over every context: dead, constant and shadowed rules, unreachable primitives, deny rules that never hide. */
-function lintPolicy(
-  analysis: Analysis,
-  document: NormalizedPolicyDocument,
-  primitives: readonly PrimitiveMetadata[],
-  source: unknown,
-  compileOptions: CompilePolicyOptions,
-): { findings: LintFinding[]; unknown: string[] } {
-  const { policy, rules } = analysis;
-  const findings: LintFinding[] = [];
-  const unknown: string[] = [];
-  // One single-rule policy per rule tells whether its condition holds; one policy without it, whether it matters.
-  const probes = new Map<number, Policy>();
-  const without = new Map<number, Policy>();
-  const probe = (info: RuleInfo) => {
-    let compiled = probes.get(info.index);
-    if (compiled === undefined) {
-      const { when, id, appliesTo } = info.rule;
-      probes.set(info.index, (compiled = compilePolicy({ version: 1, default: 'deny', enforceRequirements: false, rules: [{ id, effect: 'allow', appliesTo, when }] }, compileOptions)));
-    }
-    return compiled;
-  };
-  const removed = (info: RuleInfo) => {
-    let compiled = without.get(info.index);
-    if (compiled === undefined) {
-      const base = source as Record<string, unknown>;
-      without.set(info.index, (compiled = compilePolicy({ ...base, invariants: undefined, rules: document.rules.filter((_, index) => index !== info.index) }, compileOptions)));
-    }
-    return compiled;
-  };
-  const ruleState = rules.map(() => ({ applies: 0, exact: true, everTrue: false, everFalse: false, matters: false }));
-  const perPrimitive: PrimitiveLint[] = [];
-  for (const primitive of primitives) {
-    const space = analysis.spaceFor(primitive);
-    const applicable = analysis.applicable(primitive);
-    const exact = space.inexact.length === 0;
-    if (!exact) unknown.push(...space.inexact);
-    let visible = false;
-    let hidden = false;
-    analysis.forEachContext(space, primitive, (context) => {
-      const allowed = policy.evaluate(context, primitive);
-      if (allowed) visible = true;
-      else hidden = true;
-      for (const info of applicable) {
-        const state = ruleState[info.index]!;
-        if (info.rule.when !== undefined) {
-          if (probe(info).evaluate(context, primitive)) state.everTrue = true;
-          else state.everFalse = true;
-        }
-        if (!state.matters && removed(info).evaluate(context, primitive) !== allowed) state.matters = true;
-      }
-      return false;
-    });
-    for (const info of applicable) {
-      const state = ruleState[info.index]!;
-      state.applies++;
-      if (!exact) state.exact = false;
-    }
-    perPrimitive.push({ primitive, exact, visible, hidden });
-  }
-  rules.forEach((info, index) => {
-    const state = ruleState[index]!;
-    const { id } = info.rule;
-    if (state.applies === 0) {
-      findings.push({ code: 'rule-never-applies', severity: 'warning', ruleId: id, message: `rule "${id}" applies to no primitive (its appliesTo matches none)` });
-      return;
-    }
-    if (!state.exact) return;
-    if (info.rule.when !== undefined && !state.everTrue) {
-      findings.push({ code: 'condition-always-false', severity: 'error', ruleId: id, message: `rule "${id}": its condition is false for every context, so the rule never applies` });
-      return;
-    }
-    if (info.rule.when !== undefined && !state.everFalse) {
-      findings.push({ code: 'condition-always-true', severity: 'warning', ruleId: id, message: `rule "${id}": its condition is true for every context (the "when" says nothing)` });
-    }
-    if (!state.matters) findings.push({ code: 'rule-shadowed', severity: 'warning', ruleId: id, message: `rule "${id}" changes no decision: without it every primitive is decided the same for every context` });
-  });
-  for (const { primitive, exact, visible, hidden } of perPrimitive) {
-    if (!exact) continue;
-    if (!visible) findings.push({ code: 'primitive-never-visible', severity: 'warning', primitive, message: `${describe(primitive)} is hidden for every context` });
-    // Only rules that single primitives out (by name, group or tag), not every tool of a kind.
-    const denyRules = analysis.applicable(primitive).filter((info) => info.rule.effect === 'deny' && namesPrimitives(info.rule));
-    if (!hidden && denyRules.length > 0) {
-      const names = denyRules.map((info) => `"${info.rule.id}"`).join(', ');
-      findings.push({ code: 'deny-never-hides', severity: 'error', primitive, message: `${describe(primitive)} is visible for every context although deny rule${denyRules.length === 1 ? '' : 's'} ${names} ${denyRules.length === 1 ? 'names' : 'name'} it` });
-    }
-  }
-  return { findings, unknown: [...new Set(unknown)] };
-}
