@@ -34,10 +34,12 @@ export interface ConditionAtoms {
   readonly unmodelled: string[];
   /** Output roots (`visible`, `decision`) the condition reads: only invariants have them. */
   readonly outputs: Set<string>;
+  /** Context paths whose values reach something unmodelled: extra values are tried there, to find real counterexamples. */
+  readonly opaque: Map<string, PathKind>;
 }
 
 export function emptyAtoms(): ConditionAtoms {
-  return { paths: new Map(), unmodelled: [], outputs: new Set() };
+  return { paths: new Map(), unmodelled: [], outputs: new Set(), opaque: new Map() };
 }
 
 export function addAtom(into: ConditionAtoms, path: string, kind: PathKind, atom: Atom): void {
@@ -50,6 +52,7 @@ export function mergeAtoms(into: ConditionAtoms, from: ConditionAtoms): void {
   for (const [path, { kind, atoms }] of from.paths) for (const atom of atoms) addAtom(into, path, kind, atom);
   for (const reason of from.unmodelled) if (!into.unmodelled.includes(reason)) into.unmodelled.push(reason);
   for (const output of from.outputs) into.outputs.add(output);
+  for (const [path, kind] of from.opaque) into.opaque.set(path, kind);
 }
 
 const textFields = new Set(['request.method', 'request.endpoint']);
@@ -116,6 +119,7 @@ export function collectAtoms(condition: unknown, primitive: PrimitiveMetadata, w
   /** A raw read in a position where its value (not just its truthiness) flows on. */
   function valueOf(walked: Walked, operator: string): Walked {
     if (walked.kind !== 'read') return walked;
+    found.opaque.set(walked.path, walked.pathKind);
     return unmodelled(`the value of ${walked.path} flows into "${operator}", which the analysis does not partition`);
   }
 
@@ -296,6 +300,15 @@ export function collectAtoms(condition: unknown, primitive: PrimitiveMetadata, w
     return readsContext ? dynamic : { kind: 'const', node: { [name]: args } };
   }
 
+  /** The context paths a bucketing key reads (the default key reads the subject or else the client name). */
+  function markOpaque(key: unknown, defaultKey: boolean): void {
+    const paths = defaultKey ? ['auth.subject', 'client.name'] : [...JSON.stringify(key).matchAll(/"var":\s*(?:\[\s*)?"([^"]+)"/g)].map((match) => match[1]!);
+    for (const path of paths) {
+      const kind = pathKindOf(path);
+      if (kind !== undefined) found.opaque.set(path, kind);
+    }
+  }
+
   function walk(node: unknown, truth: boolean): Walked {
     if (Array.isArray(node)) {
       const items = node.map((item) => walk(item, false));
@@ -363,6 +376,7 @@ export function collectAtoms(condition: unknown, primitive: PrimitiveMetadata, w
       case 'missing_some':
         return missing(name, args);
       case 'fractional':
+        markOpaque(args[0] !== undefined && !Array.isArray(args[0]) ? args[0] : { var: 'auth.subject' }, args[0] === undefined || Array.isArray(args[0]));
         return unmodelled('fractional buckets callers by a hash, which the analysis does not model');
       default: {
         const operator = builtinOperators.get(name);

@@ -159,6 +159,7 @@ function createAnalysis(policy: Policy, document: NormalizedPolicyDocument, maxC
 
   function spaceOf(primitive: PrimitiveMetadata, all: ConditionAtoms): Space {
     const inexact = all.unmodelled.map((reason) => `${describe(primitive)}: ${reason}`);
+    for (const [path, kind] of all.opaque) if (!all.paths.has(path)) all.paths.set(path, { kind, atoms: [] });
     const paths = [...all.paths.keys()].sort();
     const claimPaths = paths.filter((path) => path.startsWith('auth.claims.'));
     for (const path of claimPaths) {
@@ -169,7 +170,8 @@ function createAnalysis(policy: Policy, document: NormalizedPolicyDocument, maxC
       const { kind, atoms } = all.paths.get(path)!;
       const classes = valueClasses(path, kind, atoms);
       if (classes.inexact !== undefined) inexact.push(`${describe(primitive)}: ${classes.inexact}`);
-      return classes.values;
+      // The verdict is unknown here anyway; more values may still find a real counterexample.
+      return all.opaque.has(path) ? [...new Set([...classes.values, ...opaqueValues(kind)])] : classes.values;
     });
     const combinations = values.reduce((product, list) => product * list.length, 1);
     return { paths, values, inexact, combinations };
@@ -270,7 +272,7 @@ function createAnalysis(policy: Policy, document: NormalizedPolicyDocument, maxC
    * proof for this primitive, over the invariant's own classes.
    */
   function holdsWhateverDecided(invariant: CompiledInvariant, atoms: ConditionAtoms, primitive: PrimitiveMetadata): boolean {
-    const space = withBound(spaceOf(primitive, { ...atoms, paths: new Map(atoms.paths), unmodelled: [...atoms.unmodelled], outputs: new Set(atoms.outputs) }), primitive, maxCombinations);
+    const space = withBound(spaceOf(primitive, { ...atoms, paths: new Map(atoms.paths), unmodelled: [...atoms.unmodelled], outputs: new Set(atoms.outputs), opaque: new Map(atoms.opaque) }), primitive, maxCombinations);
     if (space.inexact.length > 0) return false;
     const decisions = possibleDecisions(primitive);
     let broken = false;
@@ -299,6 +301,12 @@ function createAnalysis(policy: Policy, document: NormalizedPolicyDocument, maxC
   }
 
   return { policy, rules, applicable, nodesFor, spaceFor, forEachContext, forEachInComponent, contextInput, maxCombinations, checkInvariant };
+}
+
+/** Values tried for a path whose value the analysis cannot partition (a rollout's bucketing key, say). */
+function opaqueValues(kind: string): unknown[] {
+  if (kind === 'text' || kind === 'optional-text' || kind === 'claim') return Array.from({ length: 24 }, (_, index) => `client-${index + 1}`);
+  return [];
 }
 
 /** A space whose combinations are all decided, or one that says it cannot be. */
