@@ -88,3 +88,44 @@ describe('mcp-gate check', () => {
     expect(result.code).toBe(0);
   });
 });
+
+describe('invariants in the policy file', () => {
+  const withInvariants = (invariantList: unknown[]) =>
+    json({
+      version: 1,
+      default: 'allow',
+      rules: [{ id: 'canary-needs-header', effect: 'deny', appliesTo: { groups: ['canary'] }, when: { '!==': [{ var: 'request.headers.x-canary' }, '1'] } }],
+      invariants: invariantList,
+    });
+  const canaryNeedsHeader = { id: 'canary-needs-header', never: { and: [{ var: 'visible' }, { in: ['canary', { var: 'primitive.groups' }] }, { '!==': [{ var: 'request.headers.x-canary' }, '1'] }] } };
+  const nothingHidden = { id: 'nothing-hidden', never: { '!': { var: 'visible' } } };
+  const cases = json({
+    policy: './policy.json',
+    cases: [{ name: 'canary hidden', context: {}, primitive: { kind: 'tool', name: 'deploy', groups: ['canary'] }, expect: { allowed: false } }],
+  });
+
+  it('validate compiles them and names the file and path of a mistake', async () => {
+    const good = await runWith(['validate', 'policy.json'], { 'policy.json': withInvariants([canaryNeedsHeader]) });
+    expect(good.code).toBe(0);
+    const bad = await runWith(['validate', 'policy.json'], { 'policy.json': withInvariants([{ id: 'x', always: { nope: [1] } }]) });
+    expect(bad.stderr).toBe('policy.json: invariants[0].always.nope: unknown operator "nope" (did you mean "none"?)\n');
+    expect(bad.code).toBe(1);
+  });
+
+  it('test checks them over every context for the primitives of the cases', async () => {
+    const proven = await runWith(['test', 'cases.json', '--verbose'], { 'policy.json': withInvariants([canaryNeedsHeader]), 'cases.json': cases });
+    expect(proven.stdout).toBe('PASS cases.json: canary hidden\nPASS cases.json: invariant "canary-needs-header" proven\n2 passed, 0 failed\n');
+    expect(proven.code).toBe(0);
+    const refuted = await runWith(['test', 'cases.json'], { 'policy.json': withInvariants([nothingHidden]), 'cases.json': cases });
+    expect(refuted.stdout).toBe(
+      'FAIL cases.json: invariant "nothing-hidden" refuted: tool deploy is hidden (denied by rule "canary-needs-header") for the context {"request":{"endpoint":"/mcp"}}\n1 passed, 1 failed\n',
+    );
+    expect(refuted.code).toBe(1);
+  });
+
+  it('check runs them with those of --invariants', async () => {
+    const result = await runWith(['check', '--policy', 'policy.json', '--manifest', 'manifest.json'], { ...files, 'policy.json': withInvariants([canaryNeedsHeader]) });
+    expect(result.stdout).toContain('  proven   canary-needs-header\n');
+    expect(result.code).toBe(0);
+  });
+});

@@ -81,6 +81,24 @@ export function checkDocumentInvariants(document: unknown, name: string): void {
   }
 }
 
+/**
+ * The invariants a policy document carries, checked over every context for these primitives (for
+ * `mcp-gate test`, over the primitives of a cases file). Empty when the document has none.
+ */
+export function checkDocumentInvariantsOver(document: unknown, primitives: readonly PrimitiveMetadata[], name: string): readonly InvariantVerdict[] {
+  if (invariantsOf(document).length === 0 || primitives.length === 0) return [];
+  checkDocumentInvariants(document, name);
+  return checkPolicy(document, primitives).invariants;
+}
+
+/** `invariant "x" refuted: tool a is visible (allowed by default) for the context {…}`, or unknown with its reasons. */
+export function describeVerdict(verdict: InvariantVerdict): string {
+  if (verdict.status === 'proven') return `invariant "${verdict.id}" proven`;
+  if (verdict.status === 'unknown') return `invariant "${verdict.id}" unknown: ${verdict.reasons.join('; ')}`;
+  const { primitive, context, decision } = verdict.counterexample!;
+  return `invariant "${verdict.id}" refuted: ${describePrimitive(primitive)} is ${decision.allowed ? 'visible' : 'hidden'} (${describeDecision(decision)}) for the context ${JSON.stringify(context)}`;
+}
+
 async function loadInvariants(io: CliIo, path: string): Promise<Invariant[]> {
   const absolutePath = resolvePath(io, path);
   const name = displayPath(io, absolutePath);
