@@ -129,3 +129,13 @@ describe('invariants in the policy file', () => {
     expect(result.code).toBe(0);
   });
 });
+
+describe('docs/check.md', () => {
+  it('shows the invariants file its examples run', async () => {
+    const { readFile } = await import('node:fs/promises');
+    const docs = await readFile(new URL('../../docs/check.md', import.meta.url), 'utf8');
+    const block = /use as `invariants\.json`:\n\n```json\n([\s\S]*?)\n```/.exec(docs)![1]!;
+    const fixture = await readFile(new URL('../docs/fixtures/invariants.json', import.meta.url), 'utf8');
+    expect(JSON.parse(block)).toEqual(JSON.parse(fixture));
+  });
+});

@@ -6,6 +6,7 @@ import { policyDocumentSchema, type NormalizedPolicyDocument, type PolicyRule } 
 import type { Decision, Policy } from '../policy/types.js';
 import { addAtom, collectAtoms, emptyAtoms, mergeAtoms, type ConditionAtoms } from './atoms.js';
 import { compileInvariants, outputRoots, type CompiledInvariant, type Invariant } from './invariants.js';
+import { answersOf, componentsOf, createProbes, describe, fold, stepFlags } from './components.js';
 import { lintPolicy } from './lint.js';
 import { valueClasses } from './value-classes.js';
 
@@ -72,7 +73,7 @@ export function checkPolicy(document: unknown, primitives: readonly PrimitiveMet
   const normalized = policyDocumentSchema.parse(document);
   const metadata = primitives.map((primitive) => toPrimitiveMetadata(primitive));
   const invariants = compileInvariants([...(options.invariants ?? []), ...invariantsOf(document)]);
-  const analysis = createAnalysis(policy, normalized, options.maxCombinations ?? defaultMaxCombinations);
+  const analysis = createAnalysis(policy, normalized, options.maxCombinations ?? defaultMaxCombinations, compileOptions);
   const verdicts = invariants.map((invariant) => analysis.checkInvariant(invariant, metadata));
   const { findings, unknown } = lintPolicy(analysis, normalized, metadata, document, compileOptions);
   const passed = verdicts.every((verdict) => verdict.status === 'proven') && !findings.some((finding) => finding.severity === 'error');
@@ -109,7 +110,7 @@ export interface Analysis {
   /** The atoms of the applicable rules and the requirements (plus `extra`), as a space of class combinations. */
   nodesFor(primitive: PrimitiveMetadata): Node[];
   spaceFor(primitive: PrimitiveMetadata, extra?: ConditionAtoms): Space;
-  forEachInComponent(space: Space, positions: readonly number[], primitive: PrimitiveMetadata, visit: (context: RequestContext, choice: readonly number[]) => boolean): number;
+  forEachInComponent(space: Space, positions: readonly number[], primitive: PrimitiveMetadata, visit: (context: RequestContext, choice: readonly number[]) => boolean, base?: readonly number[]): number;
   /** Every combination of the space as a context, in order; stops when `visit` returns true. */
   forEachContext(space: Space, primitive: PrimitiveMetadata, visit: (context: RequestContext, choice: readonly number[]) => boolean): number;
   contextInput(space: Space, choice: readonly number[], primitive: PrimitiveMetadata): RequestContextInput;
@@ -117,18 +118,31 @@ export interface Analysis {
   checkInvariant(invariant: CompiledInvariant, primitives: readonly PrimitiveMetadata[]): InvariantVerdict;
 }
 
-function createAnalysis(policy: Policy, document: NormalizedPolicyDocument, maxCombinations: number): Analysis {
+function createAnalysis(policy: Policy, document: NormalizedPolicyDocument, maxCombinations: number, compileOptions: CompilePolicyOptions): Analysis {
+  const probes = createProbes(document, compileOptions);
   const rules: RuleInfo[] = document.rules.map((rule, index) => ({ index, rule, appliesTo: compileAppliesTo(rule.appliesTo) }));
   const ruleAtoms = new Map<string, ConditionAtoms>();
 
+  const applicableRules = new WeakMap<PrimitiveMetadata, RuleInfo[]>();
   function applicable(primitive: PrimitiveMetadata): RuleInfo[] {
-    return rules.filter((info) => info.appliesTo(primitive));
+    let found = applicableRules.get(primitive);
+    if (found === undefined) applicableRules.set(primitive, (found = rules.filter((info) => info.appliesTo(primitive))));
+    return found;
   }
+  // Paths are tested alike by many primitives: their classes are computed once per set of atoms.
+  const classCache = new Map<string, ReturnType<typeof valueClasses>>();
+  function classesOf(path: string, kind: Parameters<typeof valueClasses>[1], atoms: Parameters<typeof valueClasses>[2]) {
+    const key = `${path}\u0000${kind}\u0000${JSON.stringify(atoms)}`;
+    let classes = classCache.get(key);
+    if (classes === undefined) classCache.set(key, (classes = valueClasses(path, kind, atoms)));
+    return classes;
+  }
+  const primitiveReaders = rules.map((info) => info.rule.when !== undefined && readsPrimitive(info.rule.when));
 
   function atomsOf(info: RuleInfo, primitive: PrimitiveMetadata): ConditionAtoms {
     if (info.rule.when === undefined) return emptyAtoms();
     // Conditions that read no primitive field have the same atoms for every primitive.
-    const key = readsPrimitive(info.rule.when) ? `${info.index}\u0000${JSON.stringify(primitive)}` : String(info.index);
+    const key = primitiveReaders[info.index] ? `${info.index}\u0000${JSON.stringify(primitive)}` : String(info.index);
     let atoms = ruleAtoms.get(key);
     if (atoms === undefined) ruleAtoms.set(key, (atoms = collectAtoms(info.rule.when, primitive, `rule "${info.rule.id}"`)));
     return atoms;
@@ -168,7 +182,7 @@ function createAnalysis(policy: Policy, document: NormalizedPolicyDocument, maxC
     }
     const values = paths.map((path) => {
       const { kind, atoms } = all.paths.get(path)!;
-      const classes = valueClasses(path, kind, atoms);
+      const classes = classesOf(path, kind, atoms);
       if (classes.inexact !== undefined) inexact.push(`${describe(primitive)}: ${classes.inexact}`);
       // The verdict is unknown here anyway; more values may still find a real counterexample.
       return all.opaque.has(path) ? [...new Set([...classes.values, ...opaqueValues(kind)])] : classes.values;
@@ -226,14 +240,14 @@ function createAnalysis(policy: Policy, document: NormalizedPolicyDocument, maxC
   }
 
   /** Like forEachContext over the paths at `positions` only; every other path keeps its cheapest class. */
-  function forEachInComponent(space: Space, positions: readonly number[], primitive: PrimitiveMetadata, visit: (context: RequestContext, choice: readonly number[]) => boolean): number {
+  function forEachInComponent(space: Space, positions: readonly number[], primitive: PrimitiveMetadata, visit: (context: RequestContext, choice: readonly number[]) => boolean, base?: readonly number[]): number {
     const sub: Space = {
       paths: positions.map((position) => space.paths[position]!),
       values: positions.map((position) => space.values[position]!),
       inexact: [],
       combinations: positions.reduce((product, position) => product * space.values[position]!.length, 1),
     };
-    const choice = space.paths.map(() => 0);
+    const choice = base === undefined ? space.paths.map(() => 0) : [...base];
     return forEachContext(sub, primitive, (_context, subChoice) => {
       positions.forEach((position, index) => (choice[position] = subChoice[index]!));
       return visit(createRequestContext(evaluationContext(space, choice, primitive)), choice);
@@ -245,13 +259,27 @@ function createAnalysis(policy: Policy, document: NormalizedPolicyDocument, maxC
     let contexts = 0;
     for (const primitive of primitives) {
       const extra = collectAtoms(invariant.condition, primitive, `invariant "${invariant.id}"`, { outputRoots });
-      const space = withBound(spaceFor(primitive, extra), primitive, maxCombinations);
+      // Most primitives are not what an invariant is about (its condition is false for them
+      // whatever is decided): proven on the invariant's own classes, without deciding anything.
+      if (holdsWhateverDecided(invariant, extra, primitive)) continue;
+      const whole = spaceFor(primitive, extra);
       let found: number[] | undefined;
-      contexts += forEachContext(space, primitive, (context, choice) => {
+      const visit = (context: RequestContext, choice: readonly number[]) => {
         if (!invariant.violates(context, primitive, policy.explain(context, primitive))) return false;
         found = [...choice];
         return true;
-      });
+      };
+      // Which rule decided is lost when independent rules are folded into flags: an invariant
+      // that reads `decision` gets every combination.
+      const split = extra.outputs.has('decision') ? undefined : splitByInvariant(whole, extra, primitive);
+      const space = split === undefined ? withBound(whole, primitive, maxCombinations) : split.space;
+      if (split === undefined) contexts += forEachContext(space, primitive, visit);
+      else {
+        for (const base of split.bases) {
+          contexts += forEachInComponent(space, split.positions, primitive, visit, base);
+          if (found !== undefined) break;
+        }
+      }
       if (found !== undefined) {
         // Classes are listed cheapest first (absent, then shortest), so the first combination
         // found (lexicographically least) is already minimal, path by path.
@@ -260,10 +288,41 @@ function createAnalysis(policy: Policy, document: NormalizedPolicyDocument, maxC
         const counterexample = { primitive, context: contextInput(space, choice, primitive), decision: policy.explain(createRequestContext(context), primitive) };
         return { id: invariant.id, description: invariant.description, mode: invariant.mode, status: 'refuted', counterexample, reasons: [], contexts };
       }
-      if (space.inexact.length > 0 && !holdsWhateverDecided(invariant, extra, primitive)) reasons.push(...space.inexact);
+      reasons.push(...space.inexact);
     }
     const status: VerdictStatus = reasons.length === 0 ? 'proven' : 'unknown';
     return { id: invariant.id, description: invariant.description, mode: invariant.mode, status, reasons: [...new Set(reasons)], contexts };
+  }
+
+  /**
+   * The paths the invariant shares with rules (transitively) are enumerated; every other group
+   * of rules only matters through the flags it sets, so one choice per reachable combination of
+   * flags stands for all of its classes (components.ts). Returns the bases (choices of the other
+   * groups) and the positions enumerated under each.
+   */
+  function splitByInvariant(whole: Space, extra: ConditionAtoms, primitive: PrimitiveMetadata): { space: Space; positions: number[]; bases: number[][] } {
+    const nodes = nodesFor(primitive);
+    const groups = componentsOf([...nodes, { atoms: extra }], whole);
+    const own = groups.find((group) => group.nodes.includes(nodes.length))!;
+    const inexact = [...whole.inexact];
+    const combinations = own.positions.reduce((product, position) => product * whole.values[position]!.length, 1);
+    if (combinations > maxCombinations) inexact.push(`${describe(primitive)}: ${combinations} class combinations exceed the bound of ${maxCombinations}`);
+    const others = groups
+      .filter((group) => group !== own)
+      .map((group) => {
+        const size = group.positions.reduce((product, position) => product * whole.values[position]!.length, 1);
+        if (size > maxCombinations) inexact.push(`${describe(primitive)}: ${size} class combinations of one group of rules exceed the bound of ${maxCombinations}`);
+        return { ...group, answers: answersOf(analysis, whole, group.nodes, group.positions, nodes, primitive, probes.holdsAt) };
+      });
+    const applicableRules = applicable(primitive);
+    const start = {
+      met: true,
+      deny: applicableRules.some((info) => info.rule.when === undefined && info.rule.effect === 'deny'),
+      allow: applicableRules.some((info) => info.rule.when === undefined && info.rule.effect === 'allow'),
+      subject: false,
+    };
+    const bases = fold(others, start, (flags, member, holds) => stepFlags(nodes, flags, member, holds), whole.paths.length).map((state) => state.choice);
+    return { space: { ...whole, inexact }, positions: own.positions, bases };
   }
 
   /**
@@ -300,7 +359,8 @@ function createAnalysis(policy: Policy, document: NormalizedPolicyDocument, maxC
     return input;
   }
 
-  return { policy, rules, applicable, nodesFor, spaceFor, forEachContext, forEachInComponent, contextInput, maxCombinations, checkInvariant };
+  const analysis: Analysis = { policy, rules, applicable, nodesFor, spaceFor, forEachContext, forEachInComponent, contextInput, maxCombinations, checkInvariant };
+  return analysis;
 }
 
 /** Values tried for a path whose value the analysis cannot partition (a rollout's bucketing key, say). */
@@ -324,18 +384,8 @@ function setPath(target: Record<string, unknown>, segments: readonly string[], v
   node[segments.at(-1)!] = value;
 }
 
-export function namesPrimitives(rule: PolicyRule): boolean {
-  const appliesTo = rule.appliesTo;
-  return appliesTo !== undefined && (appliesTo.names !== undefined || appliesTo.groups !== undefined || appliesTo.tags !== undefined);
-}
-
 function readsPrimitive(condition: unknown): boolean {
   return /"(primitive|tool)(\.|")/.test(JSON.stringify(condition));
-}
-
-/** `tool admin_users`, `tool search@2.0.0`, `resource workspace` — how reasons name a primitive. */
-export function describe(primitive: PrimitiveMetadata): string {
-  return `${primitive.kind} ${primitive.name}${primitive.version === undefined ? '' : `@${primitive.version}`}`;
 }
 
 /** The list request a primitive of this kind is decided for when the policy does not read the method. */

@@ -1,8 +1,8 @@
 import type { PrimitiveMetadata, RequestContext } from '../context.js';
-import { compilePolicy, type CompilePolicyOptions } from '../policy/compile-policy.js';
+import type { CompilePolicyOptions } from '../policy/compile-policy.js';
 import type { NormalizedPolicyDocument } from '../policy/schema.js';
-import type { Policy } from '../policy/types.js';
-import { describe, namesPrimitives, type Analysis, type LintFinding, type Node, type RuleInfo, type Space } from './check-policy.js';
+import type { Analysis, LintFinding, RuleInfo, Space } from './check-policy.js';
+import { answersOf, componentsOf, createProbes, describe, fold, namesPrimitives, stepFlags, type Component, type Flags } from './components.js';
 
 // Lint over every context. A decision is the requirement check, then any deny rule, then any
 // allow rule, then the default; so which rules hold is all that matters. Rules that share no
@@ -10,79 +10,6 @@ import { describe, namesPrimitives, type Analysis, type LintFinding, type Node, 
 // keeping one context per combination of answers, and the combinations of the groups are joined
 // by a small fold over (requirements met, some deny holds, some allow holds). Every answer lint
 // gives is then confirmed on a concrete context by the real policies.
-
-/** The answers of one component's nodes for one of its contexts. */
-interface Answers {
-  /** Node index (in nodesFor's order) → whether it holds. */
-  readonly holds: ReadonlyMap<number, boolean>;
-  /** The global choice of classes that gives them (only the component's paths set). */
-  readonly choice: readonly number[];
-}
-
-interface Component {
-  readonly nodes: readonly number[];
-  readonly positions: readonly number[];
-  readonly answers: readonly Answers[];
-}
-
-/** Groups nodes that share a context path, each with the positions of its paths in the space. */
-function componentsOf(nodes: readonly Node[], space: Space): Array<{ nodes: number[]; positions: number[] }> {
-  const parent = nodes.map((_, index) => index);
-  const find = (index: number): number => (parent[index] === index ? index : (parent[index] = find(parent[index]!)));
-  const owner = new Map<string, number>();
-  nodes.forEach((node, index) => {
-    for (const path of node.atoms.paths.keys()) {
-      const other = owner.get(path);
-      if (other === undefined) owner.set(path, index);
-      else parent[find(index)] = find(other);
-    }
-  });
-  const groups = new Map<number, { nodes: number[]; positions: number[] }>();
-  nodes.forEach((node, index) => {
-    const root = find(index);
-    let group = groups.get(root);
-    if (group === undefined) groups.set(root, (group = { nodes: [], positions: [] }));
-    group.nodes.push(index);
-    for (const path of node.atoms.paths.keys()) {
-      const position = space.paths.indexOf(path);
-      if (!group.positions.includes(position)) group.positions.push(position);
-    }
-  });
-  return [...groups.values()];
-}
-
-interface Flags {
-  readonly met: boolean;
-  readonly deny: boolean;
-  readonly allow: boolean;
-  /** The rule under test holds (shadowing), else false. */
-  readonly subject: boolean;
-}
-
-/** Every combination of the components' answers, folded into flags; one merged choice per distinct flags. */
-function fold(components: readonly Component[], start: Flags, step: (flags: Flags, node: number, holds: boolean) => Flags, width: number): Array<{ flags: Flags; choice: number[] }> {
-  let states = new Map<string, { flags: Flags; choice: number[] }>([[key(start), { flags: start, choice: new Array<number>(width).fill(0) }]]);
-  for (const component of components) {
-    const next = new Map<string, { flags: Flags; choice: number[] }>();
-    for (const state of states.values()) {
-      for (const answers of component.answers) {
-        let flags = state.flags;
-        for (const [node, holds] of answers.holds) flags = step(flags, node, holds);
-        const known = key(flags);
-        if (next.has(known)) continue;
-        const choice = [...state.choice];
-        for (const position of component.positions) choice[position] = answers.choice[position]!;
-        next.set(known, { flags, choice });
-      }
-    }
-    states = next;
-  }
-  return [...states.values()];
-}
-
-function key(flags: Flags): string {
-  return `${+flags.met}${+flags.deny}${+flags.allow}${+flags.subject}`;
-}
 
 interface RuleState {
   applies: number;
@@ -103,17 +30,7 @@ export function lintPolicy(
   const findings: LintFinding[] = [];
   const unknown: string[] = [];
   const allowByDefault = document.default === 'allow';
-  // Single-rule policies say whether a condition holds; one without requirements rules says whether they are met.
-  const probes = new Map<number, Policy>();
-  const requirements = compilePolicy({ version: 1, default: 'allow', enforceRequirements: document.enforceRequirements, rules: [] }, compileOptions);
-  const probe = (info: RuleInfo) => {
-    let compiled = probes.get(info.index);
-    if (compiled === undefined) {
-      const { when, id, appliesTo } = info.rule;
-      probes.set(info.index, (compiled = compilePolicy({ version: 1, default: 'deny', enforceRequirements: false, rules: [{ id, effect: 'allow', appliesTo, when }] }, compileOptions)));
-    }
-    return compiled;
-  };
+  const { probe, requirements, holdsAt } = createProbes(document, compileOptions);
   // The decision without one rule, from the other rules' single-rule policies (compiling the
   // policy once per rule left out cost 200 compilations of 199 rules on a 200-rule policy).
   const decideWithout = (left: RuleInfo, applicable: readonly RuleInfo[], context: RequestContext, primitive: PrimitiveMetadata): boolean => {
@@ -134,14 +51,7 @@ export function lintPolicy(
     const components: Component[] = componentsOf(nodes, space).map(({ nodes: members, positions }) => {
       const combinations = positions.reduce((product, position) => product * space.values[position]!.length, 1);
       if (combinations > analysis.maxCombinations) inexact.push(`${describe(primitive)}: ${combinations} class combinations of one group of rules exceed the bound of ${analysis.maxCombinations}`);
-      const seen = new Map<string, Answers>();
-      analysis.forEachInComponent(space, positions, primitive, (context, choice) => {
-        const holds = new Map(members.map((member) => [member, holdsAt(nodes[member]!, context, primitive)]));
-        const answerKey = [...holds.values()].map(Number).join('');
-        if (!seen.has(answerKey)) seen.set(answerKey, { holds, choice: [...choice] });
-        return false;
-      });
-      return { nodes: members, positions, answers: [...seen.values()] };
+      return { nodes: members, positions, answers: answersOf(analysis, space, members, positions, nodes, primitive, holdsAt) };
     });
     const exact = inexact.length === 0;
     if (!exact) unknown.push(...inexact);
@@ -160,13 +70,7 @@ export function lintPolicy(
     // Rules without a condition hold always.
     const constantDeny = applicable.some((info) => info.rule.when === undefined && info.rule.effect === 'deny');
     const constantAllow = applicable.some((info) => info.rule.when === undefined && info.rule.effect === 'allow');
-    const nodeStep = (flags: Flags, member: number, holds: boolean, subject?: RuleInfo): Flags => {
-      const node = nodes[member]!;
-      if (node.kind === 'requirements') return { ...flags, met: flags.met && holds };
-      if (!holds) return flags;
-      if (node.info === subject) return { ...flags, subject: true };
-      return node.info.rule.effect === 'deny' ? { ...flags, deny: true } : { ...flags, allow: true };
-    };
+    const nodeStep = (flags: Flags, member: number, holds: boolean, subject?: RuleInfo): Flags => stepFlags(nodes, flags, member, holds, subject);
     const allowed = (flags: Flags) => flags.met && !flags.deny && (flags.allow || allowByDefault);
     const states = fold(components, { met: true, deny: constantDeny, allow: constantAllow, subject: false }, (flags, member, holds) => nodeStep(flags, member, holds), space.paths.length);
     const confirm = (choice: readonly number[], check: (context: RequestContext) => boolean): boolean => {
@@ -202,10 +106,6 @@ export function lintPolicy(
     if (!confirmedExact && exact) unknown.push(...inexact);
     for (const info of applicable) if (!confirmedExact) ruleState[info.index]!.exact = false;
     perPrimitive.push({ primitive, exact: confirmedExact, visible, hidden });
-  }
-
-  function holdsAt(node: Node, context: RequestContext, primitive: PrimitiveMetadata): boolean {
-    return node.kind === 'requirements' ? requirements.evaluate(context, primitive) : probe(node.info).evaluate(context, primitive);
   }
 
   rules.forEach((info, index) => {
