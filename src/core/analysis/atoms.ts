@@ -169,8 +169,8 @@ export function collectAtoms(condition: unknown, primitive: PrimitiveMetadata, w
       case 'text':
       case 'optional-text':
         if (typeof value === 'string') return atom(read, { op: 'eq', value, loose: false });
-        // `== null` holds for an absent value only (a string is never loosely null).
-        if (value === null && loose) return atom(read, { op: 'eq', value: null, loose: true });
+        // `var` reads an absent value as null: `== null` and `=== null` both test absence.
+        if (value === null) return atom(read, { op: 'eq', value: null, loose });
         if (!loose) return dynamic; // a string is never strictly equal to a non-string: constant
         return unmodelled(`loose ${operator} of ${read.path} with ${JSON.stringify(value)} (compare with a string)`);
       case 'claim':

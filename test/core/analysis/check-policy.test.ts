@@ -173,3 +173,16 @@ describe('checkPolicy lint', () => {
     expect(lint(rules, [tool('a', { groups: ['canary'] }), tool('b')])).toEqual([]);
   });
 });
+
+describe('checkPolicy on absence', () => {
+  it('tells an absent value from a present one when a rule compares it with null', () => {
+    const policy = { version: 1, default: 'allow', rules: [{ id: 'named-only', effect: 'deny', when: { '===': [{ var: 'client.name' }, null] } }] };
+    const alwaysVisible: Invariant = { id: 'always-visible', always: { var: 'visible' } };
+    const result = checkPolicy(policy, [createPrimitiveMetadata('tool', 't')], { invariants: [alwaysVisible] });
+    expectConfirmed(policy, result.invariants[0]!, alwaysVisible);
+    const hiddenNamed: Invariant = { id: 'never-visible', never: { var: 'visible' } };
+    const named = checkPolicy(policy, [createPrimitiveMetadata('tool', 't')], { invariants: [hiddenNamed] });
+    expectConfirmed(policy, named.invariants[0]!, hiddenNamed);
+    expect(named.invariants[0]!.counterexample!.context.client).toEqual({ name: '' });
+  });
+});
