@@ -1,5 +1,6 @@
 import { z } from 'zod';
-import { checkPolicy, describe as describePrimitive, invariantsOf, type InvariantVerdict, type LintFinding, type PolicyCheck } from '../../core/analysis/check-policy.js';
+import { checkPolicy, invariantsOf, type InvariantVerdict, type LintFinding, type PolicyCheck } from '../../core/analysis/check-policy.js';
+import { describe as describePrimitive } from '../../core/analysis/components.js';
 import { compileInvariants, invariantSchema, type Invariant } from '../../core/analysis/invariants.js';
 import type { PrimitiveMetadata } from '../../core/context.js';
 import { PolicyCompileError } from '../../core/errors.js';
