@@ -1,6 +1,7 @@
 import { formatHelp, parseArguments } from './args.js';
 import type { Command } from './command.js';
 import { writeLines } from './command.js';
+import { checkCommand } from './commands/check.js';
 import { diffCommand } from './commands/diff.js';
 import { explainCommand } from './commands/explain.js';
 import { manifestCommand } from './commands/manifest.js';
@@ -36,6 +37,7 @@ export const commandEntries: readonly CommandEntry[] = [
   loaded(explainCommand),
   loaded(testCommand),
   loaded(diffCommand),
+  loaded(checkCommand),
   loaded(manifestCommand),
   loaded(serveCommand),
   loaded(playgroundCommand),

@@ -2,7 +2,9 @@ import { describeDecision, describeExpectation, loadCasesFile, runCase, type Cas
 import type { Decision } from '../../core/policy/types.js';
 import type { Command } from '../command.js';
 import { writeLines } from '../command.js';
-import { displayPath, exitCodes, InputError, resolvePath, UsageError } from '../io.js';
+import { displayPath, exitCodes, InputError, readJson, resolvePath, UsageError } from '../io.js';
+import { toMetadata } from '../manifest.js';
+import { checkDocumentInvariantsOver, describeVerdict } from './check.js';
 import { loadPolicy, type LoadedPolicy } from '../policy-file.js';
 
 export const testCommand: Command = {
@@ -49,6 +51,18 @@ export const testCommand: Command = {
           if (json) report.cases.push(caseJson(result));
           else if (!result.passed || args.flag('verbose')) writeLines(io.stdout, describeResult(casesFile.name, result));
         }
+        // The policy's own invariants, over every context, for the primitives the cases name.
+        const verdicts = checkDocumentInvariantsOver(
+          await readJson(io, casesFile.policyPath),
+          casesFile.cases.map((policyCase) => toMetadata(policyCase.primitive)),
+          displayPath(io, casesFile.policyPath),
+        );
+        for (const verdict of verdicts) {
+          if (verdict.status === 'proven') passed++;
+          else failed++;
+          if (json) (report.invariants ??= []).push({ id: verdict.id, status: verdict.status, counterexample: verdict.counterexample, reasons: verdict.reasons });
+          else if (verdict.status !== 'proven' || args.flag('verbose')) writeLines(io.stdout, `${verdict.status === 'proven' ? 'PASS' : 'FAIL'} ${casesFile.name}: ${describeVerdict(verdict)}`);
+        }
       } catch (error) {
         if (!(error instanceof InputError)) throw error;
         if (json) report.error = error.message;
@@ -79,6 +93,8 @@ interface FileJson {
   cases: CaseJson[];
   /** Why the file could not be run: the lines the text mode prints on stderr. */
   error?: string;
+  /** The policy's own invariants, checked over every context for the cases' primitives (when it has any). */
+  invariants?: Array<{ id: string; status: string; counterexample?: unknown; reasons: readonly string[] }>;
 }
 
 interface CaseJson {

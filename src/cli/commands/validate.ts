@@ -7,6 +7,7 @@ import { expectedKinds, recognizeFileKind } from '../file-kind.js';
 import { displayPath, exitCodes, InputError, readJson, resolvePath, UsageError, type CliIo } from '../io.js';
 import { parseManifest } from '../manifest.js';
 import { checkPolicyDocument, formatWarnings, IssuesInputError } from '../policy-file.js';
+import { checkDocumentInvariants } from './check.js';
 
 export const validateCommand: Command = {
   name: 'validate',
@@ -106,6 +107,7 @@ function checkDocument(io: CliIo, document: unknown, kind: FileKind | null, abso
   switch (kind) {
     case 'policy': {
       const { ruleCount, policy, warnings } = checkPolicyDocument(document, name, { strict });
+      checkDocumentInvariants(document, name);
       const warned = warnings.length === 0 ? '' : warnings.length === 1 ? ', 1 warning' : `, ${warnings.length} warnings`;
       const issues = warnings.map((issue): JsonIssue => ({ path: issue.path, message: issue.message, code: issue.code, severity: 'warning' }));
       const line = `${name}: valid (${count(ruleCount, 'rule')}, revision ${policy.revision}${warned})`;

@@ -63,6 +63,17 @@ export const policyRuleSchema = strictObject({
   when: z.unknown().optional().describe('JSON-Logic condition over request.*, client.*, auth.*, primitive.*'),
 });
 
+/**
+ * A property `mcp-gate check` proves over every context (src/core/analysis/invariants.ts): JSON-Logic
+ * over the context, `primitive.*` and the decision (`visible`, `decision.reason`, `decision.ruleId`).
+ */
+export const invariantSchema = strictObject({
+  id: ruleId,
+  description: text.optional(),
+  never: z.unknown().optional().describe('JSON-Logic that no context and primitive may make true'),
+  always: z.unknown().optional().describe('JSON-Logic that every context and primitive must make true'),
+}).refine((invariant) => (invariant.never === undefined) !== (invariant.always === undefined), { message: 'an invariant has exactly one of "never" and "always"' });
+
 /** The zod schema of a policy document (version 1); compilePolicy validates with it. */
 export const policyDocumentSchema = strictObject({
   $schema: z.string().max(2048).optional(),
@@ -71,9 +82,11 @@ export const policyDocumentSchema = strictObject({
   default: z.enum(['allow', 'deny']),
   enforceRequirements: z.boolean().default(true),
   rules: z.array(policyRuleSchema).max(maxRules).default([]),
+  /** Checked by `mcp-gate check`, `validate` and `test`; they never change a decision. */
+  invariants: z.array(invariantSchema).max(1000).optional(),
 });
 
-/** A policy document as written (JSON or an object literal): `version`, `default`, `rules`. */
+/** A policy document as written (JSON or an object literal): `version`, `default`, `rules`, `invariants`. */
 export type PolicyDocument = z.input<typeof policyDocumentSchema>;
 /** One rule of a policy document, defaults applied: `id`, `effect`, `appliesTo`, `when`. */
 export type PolicyRule = z.infer<typeof policyRuleSchema>;

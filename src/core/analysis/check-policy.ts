@@ -1,0 +1,404 @@
+import { createRequestContext, type PrimitiveKind, type PrimitiveMetadata, type RequestContext, type RequestContextInput } from '../context.js';
+import { toPrimitiveMetadata } from '../policy/primitive-input.js';
+import { compilePolicy, type CompilePolicyOptions } from '../policy/compile-policy.js';
+import { compileAppliesTo } from '../policy/rule-plan.js';
+import { policyDocumentSchema, type NormalizedPolicyDocument, type PolicyRule } from '../policy/schema.js';
+import type { Decision, Policy } from '../policy/types.js';
+import { addAtom, collectAtoms, emptyAtoms, mergeAtoms, type ConditionAtoms } from './atoms.js';
+import { compileInvariants, outputRoots, type CompiledInvariant, type Invariant } from './invariants.js';
+import { answersOf, componentsOf, createProbes, describe, fold, stepFlags } from './components.js';
+import { lintPolicy } from './lint.js';
+import { valueClasses } from './value-classes.js';
+
+// `mcp-gate check`: properties of a policy over every context. Per primitive, the context paths
+// that the applicable rules, the primitive's requirements and the invariant read are each cut
+// into classes (atoms.ts, value-classes.ts); every combination of one representative per class
+// is decided by the real compiled policy, so a verdict and the engine cannot disagree. A
+// condition the analysis cannot model makes what it touches unknown, never proven.
+
+export type VerdictStatus = 'proven' | 'refuted' | 'unknown';
+
+export interface Counterexample {
+  readonly primitive: PrimitiveMetadata;
+  /** A RequestContextInput `createRequestContext` (and `mcp-gate explain --context`) accepts. */
+  readonly context: RequestContextInput;
+  readonly decision: Decision;
+}
+
+export interface InvariantVerdict {
+  readonly id: string;
+  readonly description?: string | undefined;
+  readonly mode: 'never' | 'always';
+  readonly status: VerdictStatus;
+  readonly counterexample?: Counterexample | undefined;
+  /** Why the verdict is unknown: each names the primitive and what could not be modelled. */
+  readonly reasons: readonly string[];
+  /** Contexts decided (class combinations, over all primitives). */
+  readonly contexts: number;
+}
+
+export type LintCode = 'rule-never-applies' | 'condition-always-false' | 'condition-always-true' | 'rule-shadowed' | 'primitive-never-visible' | 'deny-never-hides';
+
+export interface LintFinding {
+  readonly code: LintCode;
+  readonly severity: 'error' | 'warning';
+  readonly message: string;
+  readonly ruleId?: string | undefined;
+  readonly primitive?: PrimitiveMetadata | undefined;
+}
+
+export interface PolicyCheck {
+  readonly invariants: readonly InvariantVerdict[];
+  readonly lint: readonly LintFinding[];
+  /** What lint could not decide exactly, with the reason (one line per primitive). */
+  readonly lintUnknown: readonly string[];
+  /** True when every invariant is proven, nothing is unknown and lint found no error. */
+  readonly passed: boolean;
+}
+
+export interface CheckPolicyOptions {
+  readonly invariants?: readonly Invariant[];
+  /** Passed to compilePolicy (the analysis compiles the document, and variants of it for lint). */
+  readonly compile?: CompilePolicyOptions;
+  /** Most class combinations decided for one primitive and one question (default 100,000). */
+  readonly maxCombinations?: number;
+}
+
+const defaultMaxCombinations = 100_000;
+
+/** Checks invariants and lints a policy document over every context, for these primitives. */
+export function checkPolicy(document: unknown, primitives: readonly PrimitiveMetadata[], options: CheckPolicyOptions = {}): PolicyCheck {
+  const compileOptions = options.compile ?? {};
+  const policy = compilePolicy(document, compileOptions);
+  const normalized = policyDocumentSchema.parse(document);
+  const metadata = primitives.map((primitive) => toPrimitiveMetadata(primitive));
+  const invariants = compileInvariants([...(options.invariants ?? []), ...invariantsOf(document)]);
+  const analysis = createAnalysis(policy, normalized, options.maxCombinations ?? defaultMaxCombinations, compileOptions);
+  const verdicts = invariants.map((invariant) => analysis.checkInvariant(invariant, metadata));
+  const { findings, unknown } = lintPolicy(analysis, normalized, metadata, document, compileOptions);
+  const passed = verdicts.every((verdict) => verdict.status === 'proven') && !findings.some((finding) => finding.severity === 'error');
+  return { invariants: verdicts, lint: findings, lintUnknown: unknown, passed };
+}
+
+/** The `invariants` a policy document carries itself. */
+export function invariantsOf(document: unknown): Invariant[] {
+  const invariants = (document as { invariants?: unknown } | null)?.invariants;
+  return Array.isArray(invariants) ? (invariants as Invariant[]) : [];
+}
+
+export interface RuleInfo {
+  readonly index: number;
+  readonly rule: PolicyRule;
+  readonly appliesTo: (primitive: PrimitiveMetadata) => boolean;
+}
+
+/** What one part of a decision reads: the requirement check or one rule's condition. */
+export type Node = { readonly kind: 'requirements'; readonly atoms: ConditionAtoms } | { readonly kind: 'rule'; readonly info: RuleInfo; readonly atoms: ConditionAtoms };
+
+/** The paths one question reads for one primitive, their classes, and why it may not be exact. */
+export interface Space {
+  readonly paths: readonly string[];
+  readonly values: ReadonlyArray<readonly unknown[]>;
+  readonly inexact: readonly string[];
+  readonly combinations: number;
+}
+
+export interface Analysis {
+  readonly policy: Policy;
+  readonly rules: readonly RuleInfo[];
+  applicable(primitive: PrimitiveMetadata): RuleInfo[];
+  /** The atoms of the applicable rules and the requirements (plus `extra`), as a space of class combinations. */
+  nodesFor(primitive: PrimitiveMetadata): Node[];
+  spaceFor(primitive: PrimitiveMetadata, extra?: ConditionAtoms): Space;
+  forEachInComponent(space: Space, positions: readonly number[], primitive: PrimitiveMetadata, visit: (context: RequestContext, choice: readonly number[]) => boolean, base?: readonly number[]): number;
+  /** Every combination of the space as a context, in order; stops when `visit` returns true. */
+  forEachContext(space: Space, primitive: PrimitiveMetadata, visit: (context: RequestContext, choice: readonly number[]) => boolean): number;
+  contextInput(space: Space, choice: readonly number[], primitive: PrimitiveMetadata): RequestContextInput;
+  readonly maxCombinations: number;
+  checkInvariant(invariant: CompiledInvariant, primitives: readonly PrimitiveMetadata[]): InvariantVerdict;
+}
+
+function createAnalysis(policy: Policy, document: NormalizedPolicyDocument, maxCombinations: number, compileOptions: CompilePolicyOptions): Analysis {
+  const probes = createProbes(document, compileOptions);
+  const rules: RuleInfo[] = document.rules.map((rule, index) => ({ index, rule, appliesTo: compileAppliesTo(rule.appliesTo) }));
+  const ruleAtoms = new Map<string, ConditionAtoms>();
+
+  const applicableRules = new WeakMap<PrimitiveMetadata, RuleInfo[]>();
+  function applicable(primitive: PrimitiveMetadata): RuleInfo[] {
+    let found = applicableRules.get(primitive);
+    if (found === undefined) applicableRules.set(primitive, (found = rules.filter((info) => info.appliesTo(primitive))));
+    return found;
+  }
+  // Paths are tested alike by many primitives: their classes are computed once per set of atoms.
+  const classCache = new Map<string, ReturnType<typeof valueClasses>>();
+  function classesOf(path: string, kind: Parameters<typeof valueClasses>[1], atoms: Parameters<typeof valueClasses>[2]) {
+    const key = `${path}\u0000${kind}\u0000${JSON.stringify(atoms)}`;
+    let classes = classCache.get(key);
+    if (classes === undefined) classCache.set(key, (classes = valueClasses(path, kind, atoms)));
+    return classes;
+  }
+  const primitiveReaders = rules.map((info) => info.rule.when !== undefined && readsPrimitive(info.rule.when));
+
+  function atomsOf(info: RuleInfo, primitive: PrimitiveMetadata): ConditionAtoms {
+    if (info.rule.when === undefined) return emptyAtoms();
+    // Conditions that read no primitive field have the same atoms for every primitive.
+    const key = primitiveReaders[info.index] ? `${info.index}\u0000${JSON.stringify(primitive)}` : String(info.index);
+    let atoms = ruleAtoms.get(key);
+    if (atoms === undefined) ruleAtoms.set(key, (atoms = collectAtoms(info.rule.when, primitive, `rule "${info.rule.id}"`)));
+    return atoms;
+  }
+
+  function requirementAtoms(primitive: PrimitiveMetadata): ConditionAtoms {
+    const atoms = emptyAtoms();
+    if (!document.enforceRequirements) return atoms;
+    for (const path of primitive.requires.capabilities) addAtom(atoms, 'client.capabilities', 'capabilities', { op: 'capability', value: path });
+    for (const [name, value] of Object.entries(primitive.requires.headers)) addAtom(atoms, `request.headers.${name.toLowerCase()}`, 'optional-text', { op: 'eq', value, loose: false });
+    for (const pattern of primitive.endpoints) addAtom(atoms, 'request.endpoint', 'text', { op: 'glob', value: pattern });
+    return atoms;
+  }
+
+  /** The requirement check and each applicable rule with a condition, as nodes of what they read. */
+  function nodesFor(primitive: PrimitiveMetadata): Node[] {
+    const nodes: Node[] = [{ kind: 'requirements', atoms: requirementAtoms(primitive) }];
+    for (const info of applicable(primitive)) if (info.rule.when !== undefined) nodes.push({ kind: 'rule', info, atoms: atomsOf(info, primitive) });
+    return nodes;
+  }
+
+  function spaceFor(primitive: PrimitiveMetadata, extra?: ConditionAtoms): Space {
+    const all = requirementAtoms(primitive);
+    for (const info of applicable(primitive)) mergeAtoms(all, atomsOf(info, primitive));
+    if (extra !== undefined) mergeAtoms(all, extra);
+    return spaceOf(primitive, all);
+  }
+
+  function spaceOf(primitive: PrimitiveMetadata, all: ConditionAtoms): Space {
+    const inexact = all.unmodelled.map((reason) => `${describe(primitive)}: ${reason}`);
+    for (const [path, kind] of all.opaque) if (!all.paths.has(path)) all.paths.set(path, { kind, atoms: [] });
+    const paths = [...all.paths.keys()].sort();
+    const claimPaths = paths.filter((path) => path.startsWith('auth.claims.'));
+    for (const path of claimPaths) {
+      const inside = claimPaths.find((other) => other !== path && other.startsWith(`${path}.`));
+      if (inside !== undefined) inexact.push(`${describe(primitive)}: reads both ${path} and ${inside}`);
+    }
+    const values = paths.map((path) => {
+      const { kind, atoms } = all.paths.get(path)!;
+      const classes = classesOf(path, kind, atoms);
+      if (classes.inexact !== undefined) inexact.push(`${describe(primitive)}: ${classes.inexact}`);
+      // The verdict is unknown here anyway; more values may still find a real counterexample.
+      return all.opaque.has(path) ? [...new Set([...classes.values, ...opaqueValues(kind)])] : classes.values;
+    });
+    const combinations = values.reduce((product, list) => product * list.length, 1);
+    return { paths, values, inexact, combinations };
+  }
+
+  function contextInput(space: Space, choice: readonly number[], primitive: PrimitiveMetadata): RequestContextInput {
+    const value = (path: string) => {
+      const index = space.paths.indexOf(path);
+      return index < 0 ? undefined : space.values[index]![choice[index]!];
+    };
+    const headers: Record<string, string> = {};
+    const claims: Record<string, unknown> = {};
+    space.paths.forEach((path, index) => {
+      const chosen = space.values[index]![choice[index]!];
+      if (chosen === undefined) return;
+      if (path.startsWith('request.headers.')) headers[path.slice('request.headers.'.length)] = chosen as string;
+      else if (path.startsWith('auth.claims.')) setPath(claims, path.slice('auth.claims.'.length).split('.'), chosen);
+    });
+    const request: Record<string, unknown> = { endpoint: space.paths.includes('request.endpoint') ? value('request.endpoint') : '/mcp' };
+    if (space.paths.includes('request.method')) request.method = value('request.method');
+    if (Object.keys(headers).length > 0) request.headers = headers;
+    for (const field of ['sessionId', 'protocolVersion']) if (value(`request.${field}`) !== undefined) request[field] = value(`request.${field}`);
+    const client: Record<string, unknown> = {};
+    for (const field of ['name', 'version', 'capabilities']) if (value(`client.${field}`) !== undefined) client[field] = value(`client.${field}`);
+    const auth: Record<string, unknown> = {};
+    for (const field of ['clientId', 'subject', 'issuer']) if (value(`auth.${field}`) !== undefined) auth[field] = value(`auth.${field}`);
+    const scopes = value('auth.scopes') as string[] | undefined;
+    if (scopes !== undefined && scopes.length > 0) auth.scopes = scopes;
+    if (Object.keys(claims).length > 0) auth.claims = claims;
+    const input: RequestContextInput = { request: request as RequestContextInput['request'] };
+    if (Object.keys(client).length > 0) input.client = client;
+    if (Object.keys(auth).length > 0) input.auth = auth;
+    void primitive;
+    return input;
+  }
+
+  function forEachContext(space: Space, primitive: PrimitiveMetadata, visit: (context: RequestContext, choice: readonly number[]) => boolean): number {
+    const choice = space.paths.map(() => 0);
+    const limit = Math.min(space.combinations, maxCombinations);
+    let count = 0;
+    while (count < limit) {
+      count++;
+      const input = contextInput(space, choice, primitive);
+      // Not read: the method a list of this kind is decided for (as `mcp-gate explain` does).
+      if (!space.paths.includes('request.method')) (input.request as { method?: string }).method = listMethod(primitive.kind);
+      if (visit(createRequestContext(input), choice)) break;
+      let position = choice.length - 1;
+      while (position >= 0 && ++choice[position]! === space.values[position]!.length) choice[position--] = 0;
+      if (position < 0) break;
+    }
+    return count;
+  }
+
+  /** Like forEachContext over the paths at `positions` only; every other path keeps its cheapest class. */
+  function forEachInComponent(space: Space, positions: readonly number[], primitive: PrimitiveMetadata, visit: (context: RequestContext, choice: readonly number[]) => boolean, base?: readonly number[]): number {
+    const sub: Space = {
+      paths: positions.map((position) => space.paths[position]!),
+      values: positions.map((position) => space.values[position]!),
+      inexact: [],
+      combinations: positions.reduce((product, position) => product * space.values[position]!.length, 1),
+    };
+    const choice = base === undefined ? space.paths.map(() => 0) : [...base];
+    return forEachContext(sub, primitive, (_context, subChoice) => {
+      positions.forEach((position, index) => (choice[position] = subChoice[index]!));
+      return visit(createRequestContext(evaluationContext(space, choice, primitive)), choice);
+    });
+  }
+
+  function checkInvariant(invariant: CompiledInvariant, primitives: readonly PrimitiveMetadata[]): InvariantVerdict {
+    const reasons: string[] = [];
+    let contexts = 0;
+    for (const primitive of primitives) {
+      const extra = collectAtoms(invariant.condition, primitive, `invariant "${invariant.id}"`, { outputRoots });
+      // Most primitives are not what an invariant is about (its condition is false for them
+      // whatever is decided): proven on the invariant's own classes, without deciding anything.
+      if (holdsWhateverDecided(invariant, extra, primitive)) continue;
+      const whole = spaceFor(primitive, extra);
+      let found: number[] | undefined;
+      const visit = (context: RequestContext, choice: readonly number[]) => {
+        if (!invariant.violates(context, primitive, policy.explain(context, primitive))) return false;
+        found = [...choice];
+        return true;
+      };
+      // Which rule decided is lost when independent rules are folded into flags: an invariant
+      // that reads `decision` gets every combination.
+      const split = extra.outputs.has('decision') ? undefined : splitByInvariant(whole, extra, primitive);
+      const space = split === undefined ? withBound(whole, primitive, maxCombinations) : split.space;
+      if (split === undefined) contexts += forEachContext(space, primitive, visit);
+      else {
+        for (const base of split.bases) {
+          contexts += forEachInComponent(space, split.positions, primitive, visit, base);
+          if (found !== undefined) break;
+        }
+      }
+      if (found !== undefined) {
+        // Classes are listed cheapest first (absent, then shortest), so the first combination
+        // found (lexicographically least) is already minimal, path by path.
+        const choice = found;
+        const context = evaluationContext(space, choice, primitive);
+        const counterexample = { primitive, context: contextInput(space, choice, primitive), decision: policy.explain(createRequestContext(context), primitive) };
+        return { id: invariant.id, description: invariant.description, mode: invariant.mode, status: 'refuted', counterexample, reasons: [], contexts };
+      }
+      reasons.push(...space.inexact);
+    }
+    const status: VerdictStatus = reasons.length === 0 ? 'proven' : 'unknown';
+    return { id: invariant.id, description: invariant.description, mode: invariant.mode, status, reasons: [...new Set(reasons)], contexts };
+  }
+
+  /**
+   * The paths the invariant shares with rules (transitively) are enumerated; every other group
+   * of rules only matters through the flags it sets, so one choice per reachable combination of
+   * flags stands for all of its classes (components.ts). Returns the bases (choices of the other
+   * groups) and the positions enumerated under each.
+   */
+  function splitByInvariant(whole: Space, extra: ConditionAtoms, primitive: PrimitiveMetadata): { space: Space; positions: number[]; bases: number[][] } {
+    const nodes = nodesFor(primitive);
+    const groups = componentsOf([...nodes, { atoms: extra }], whole);
+    const own = groups.find((group) => group.nodes.includes(nodes.length))!;
+    const inexact = [...whole.inexact];
+    const combinations = own.positions.reduce((product, position) => product * whole.values[position]!.length, 1);
+    if (combinations > maxCombinations) inexact.push(`${describe(primitive)}: ${combinations} class combinations exceed the bound of ${maxCombinations}`);
+    const others = groups
+      .filter((group) => group !== own)
+      .map((group) => {
+        const size = group.positions.reduce((product, position) => product * whole.values[position]!.length, 1);
+        if (size > maxCombinations) inexact.push(`${describe(primitive)}: ${size} class combinations of one group of rules exceed the bound of ${maxCombinations}`);
+        return { ...group, answers: answersOf(analysis, whole, group.nodes, group.positions, nodes, primitive, probes.holdsAt) };
+      });
+    const applicableRules = applicable(primitive);
+    const start = {
+      met: true,
+      deny: applicableRules.some((info) => info.rule.when === undefined && info.rule.effect === 'deny'),
+      allow: applicableRules.some((info) => info.rule.when === undefined && info.rule.effect === 'allow'),
+      subject: false,
+    };
+    const bases = fold(others, start, (flags, member, holds) => stepFlags(nodes, flags, member, holds), whole.paths.length).map((state) => state.choice);
+    return { space: { ...whole, inexact }, positions: own.positions, bases };
+  }
+
+  /**
+   * Where the policy cannot be modelled for a primitive, the invariant may still hold for every
+   * decision the policy could make (its condition may not even depend on the decision): a sound
+   * proof for this primitive, over the invariant's own classes.
+   */
+  function holdsWhateverDecided(invariant: CompiledInvariant, atoms: ConditionAtoms, primitive: PrimitiveMetadata): boolean {
+    const space = withBound(spaceOf(primitive, { ...atoms, paths: new Map(atoms.paths), unmodelled: [...atoms.unmodelled], outputs: new Set(atoms.outputs), opaque: new Map(atoms.opaque) }), primitive, maxCombinations);
+    if (space.inexact.length > 0) return false;
+    const decisions = possibleDecisions(primitive);
+    let broken = false;
+    forEachContext(space, primitive, (context) => (broken = decisions.some((decision) => invariant.violates(context, primitive, decision))));
+    return !broken;
+  }
+
+  function possibleDecisions(primitive: PrimitiveMetadata): Decision[] {
+    const decisions: Decision[] = [
+      { allowed: true, reason: 'default', message: '' },
+      { allowed: false, reason: 'default', message: '' },
+      { allowed: false, reason: 'requirement', message: '' },
+      { allowed: false, reason: 'error', message: '' },
+    ];
+    for (const info of applicable(primitive)) {
+      decisions.push({ allowed: info.rule.effect === 'allow', reason: 'rule', ruleId: info.rule.id, message: '' });
+      decisions.push({ allowed: false, reason: 'error', ruleId: info.rule.id, message: '' });
+    }
+    return decisions;
+  }
+
+  function evaluationContext(space: Space, choice: readonly number[], primitive: PrimitiveMetadata): RequestContextInput {
+    const input = contextInput(space, choice, primitive);
+    if (!space.paths.includes('request.method')) (input.request as { method?: string }).method = listMethod(primitive.kind);
+    return input;
+  }
+
+  const analysis: Analysis = { policy, rules, applicable, nodesFor, spaceFor, forEachContext, forEachInComponent, contextInput, maxCombinations, checkInvariant };
+  return analysis;
+}
+
+/** Values tried for a path whose value the analysis cannot partition (a rollout's bucketing key, say). */
+function opaqueValues(kind: string): unknown[] {
+  if (kind === 'text' || kind === 'optional-text' || kind === 'claim') return Array.from({ length: 24 }, (_, index) => `client-${index + 1}`);
+  return [];
+}
+
+/** A space whose combinations are all decided, or one that says it cannot be. */
+export function withBound(space: Space, primitive: PrimitiveMetadata, maxCombinations: number): Space {
+  if (space.combinations <= maxCombinations) return space;
+  return { ...space, inexact: [...space.inexact, `${describe(primitive)}: ${space.combinations} class combinations exceed the bound of ${maxCombinations}`] };
+}
+
+function setPath(target: Record<string, unknown>, segments: readonly string[], value: unknown): void {
+  let node = target;
+  for (const segment of segments.slice(0, -1)) {
+    const next = node[segment];
+    node = (next !== null && typeof next === 'object' && !Array.isArray(next) ? next : (node[segment] = {})) as Record<string, unknown>;
+  }
+  node[segments.at(-1)!] = value;
+}
+
+function readsPrimitive(condition: unknown): boolean {
+  return /"(primitive|tool)(\.|")/.test(JSON.stringify(condition));
+}
+
+/** The list request a primitive of this kind is decided for when the policy does not read the method. */
+function listMethod(kind: PrimitiveKind): string {
+  switch (kind) {
+    case 'tool':
+      return 'tools/list';
+    case 'prompt':
+      return 'prompts/list';
+    case 'resource':
+      return 'resources/list';
+    case 'resourceTemplate':
+      return 'resources/templates/list';
+  }
+}
+

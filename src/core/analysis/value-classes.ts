@@ -1,0 +1,250 @@
+import { compilePresenceCheck } from '../logic/capability-path.js';
+import { compareSemVer, parseSemVer, type SemVer } from '../logic/semver.js';
+import type { Atom, PathKind } from './atoms.js';
+import { stringClasses, type StringTest } from './string-classes.js';
+
+// One representative value per class of a context path: two values of one class give the same
+// answer to every atom that tests the path. Representatives come cheapest first (absent, then
+// the shortest strings), so the first counterexample found is already small.
+
+export interface ValueClasses {
+  /** `undefined` stands for an absent value. */
+  readonly values: readonly unknown[];
+  /** Why some class may have no representative; undefined when every class has one. */
+  readonly inexact?: string | undefined;
+}
+
+const maxScopes = 10;
+const maxCapabilities = 8;
+
+export function valueClasses(path: string, kind: PathKind, atoms: readonly Atom[]): ValueClasses {
+  switch (kind) {
+    case 'text':
+      return textClasses(path, atoms, false);
+    case 'optional-text':
+      return textClasses(path, atoms, true);
+    case 'scopes':
+      return scopeClasses(atoms);
+    case 'capabilities':
+      return capabilityClasses(atoms);
+    case 'claim':
+      return claimClasses(path, atoms);
+  }
+}
+
+function stringTestOf(atom: Atom): StringTest | undefined {
+  switch (atom.op) {
+    case 'eq':
+      return typeof atom.value === 'string' ? { op: 'eq', value: atom.value } : undefined;
+    case 'prefix':
+    case 'suffix':
+    case 'contains':
+    case 'glob':
+      return { op: atom.op, value: atom.value };
+    case 'truthy':
+      return { op: 'nonempty' };
+    case 'missing':
+      // A string is missing when it is "".
+      return { op: 'eq', value: '' };
+    default:
+      return undefined;
+  }
+}
+
+function textClasses(path: string, atoms: readonly Atom[], optional: boolean): ValueClasses {
+  const absent = optional ? [undefined] : [];
+  const versions = atoms.filter((atom): atom is Extract<Atom, { op: 'semver' }> => atom.op === 'semver');
+  if (versions.length > 0) {
+    const others = atoms.filter((atom) => atom.op !== 'semver');
+    if (others.some((atom) => atom.op !== 'eq' && atom.op !== 'truthy' && atom.op !== 'missing')) {
+      return { values: [...absent, ...stringClasses(others.flatMap((atom) => stringTestOf(atom) ?? [])).witnesses], inexact: `${path} is tested with sem_ver and with string tests together` };
+    }
+    const literals = others.flatMap((atom) => (atom.op === 'eq' && typeof atom.value === 'string' ? [atom.value] : []));
+    const classes = versionClasses(versions, literals);
+    return { values: [...absent, ...classes.values], inexact: classes.inexact === undefined ? undefined : `${path}: ${classes.inexact}` };
+  }
+  const classes = stringClasses(atoms.flatMap((atom) => stringTestOf(atom) ?? []));
+  return { values: [...absent, ...classes.witnesses], inexact: classes.complete ? undefined : `${path}: too many string classes to enumerate` };
+}
+
+/**
+ * Versions as sem_ver sees them: what a valid version answers depends only on where it lies
+ * among the boundaries (each literal for `<`, `=`, …; the lowest version of a major or minor for
+ * `^` and `~`). One version per boundary and per gap between two, spelt unlike any equality
+ * literal, plus strings that are no version ("", a fresh one) and the literals themselves.
+ */
+function versionClasses(atoms: ReadonlyArray<Extract<Atom, { op: 'semver' }>>, literals: readonly string[]): { values: string[]; inexact?: string } {
+  const boundaries: SemVer[] = [];
+  for (const atom of atoms) {
+    const version = parseSemVer(atom.version)!;
+    const major = BigInt(version.major);
+    const minor = BigInt(version.minor);
+    if (atom.operator === '^') boundaries.push(parseSemVer(`${major}.0.0-0`)!, parseSemVer(`${major + 1n}.0.0-0`)!);
+    else if (atom.operator === '~') boundaries.push(parseSemVer(`${major}.${minor}.0-0`)!, parseSemVer(`${major}.${minor + 1n}.0-0`)!);
+    else boundaries.push(version);
+  }
+  const sorted = boundaries.sort(compareSemVer).filter((version, index, all) => index === 0 || compareSemVer(all[index - 1]!, version) !== 0);
+  const pool = versionPool(sorted);
+  const taken = new Set(literals);
+  const chosen: string[] = [];
+  const missingClasses: string[] = [];
+  // Class 2i+1 is boundary i itself; class 2i is the gap below it; class 2n the gap above the last.
+  for (let classIndex = 0; classIndex <= 2 * sorted.length; classIndex++) {
+    const member = pool.find((text) => !taken.has(text) && classOf(parseSemVer(text)!, sorted) === classIndex);
+    if (member !== undefined) chosen.push(member);
+    else if (classIndex % 2 === 1) missingClasses.push(format(sorted[(classIndex - 1) / 2]!));
+    else if (classIndex === 0 || classIndex === 2 * sorted.length) missingClasses.push(classIndex === 0 ? `below ${format(sorted[0]!)}` : `above ${format(sorted.at(-1)!)}`);
+    else missingClasses.push(`between ${format(sorted[classIndex / 2 - 1]!)} and ${format(sorted[classIndex / 2]!)}`);
+  }
+  const fresh = ['', 'x', 'xx', 'xxx'].filter((text) => !taken.has(text)).slice(0, 2);
+  const values = [...new Set([...fresh, ...literals, ...chosen])].sort((a, b) => a.length - b.length);
+  // Versions no spelling reached may not exist (nothing lies between 1.0.0-0 and 1.0.0-0.0).
+  return missingClasses.length === 0 ? { values } : { values, inexact: `no version found ${missingClasses.join(', ')}` };
+}
+
+function classOf(version: SemVer, sorted: readonly SemVer[]): number {
+  for (let index = 0; index < sorted.length; index++) {
+    const order = compareSemVer(version, sorted[index]!);
+    if (order < 0) return 2 * index;
+    if (order === 0) return 2 * index + 1;
+  }
+  return 2 * sorted.length;
+}
+
+function format(version: SemVer): string {
+  return `${version.major}.${version.minor}.${version.patch}${version.prerelease.length > 0 ? `-${version.prerelease.join('.')}` : ''}`;
+}
+
+/** Versions at, just below and just above each boundary, in several spellings. */
+function versionPool(sorted: readonly SemVer[]): string[] {
+  const pool = new Set<string>(['0.0.0', '0.0.0-0', '999999.0.0']);
+  for (const version of sorted) {
+    const [major, minor, patch] = [BigInt(version.major), BigInt(version.minor), BigInt(version.patch)];
+    const base = format(version);
+    const core = `${major}.${minor}.${patch}`;
+    for (const text of [
+      base,
+      `v${base}`,
+      `${base}+x`,
+      core,
+      `${core}-0`,
+      `${core}-x`,
+      `${base}.0`,
+      `${base}.x`,
+      `${major}.${minor}.${patch + 1n}`,
+      `${major}.${minor}.${patch + 1n}-0`,
+      `${major}.${minor + 1n}.0`,
+      `${major + 1n}.0.0`,
+      patch > 0n ? `${major}.${minor}.${patch - 1n}` : undefined,
+      minor > 0n ? `${major}.${minor - 1n}.999999` : undefined,
+      major > 0n ? `${major - 1n}.999999.999999` : undefined,
+    ]) {
+      if (text !== undefined && parseSemVer(text) !== null) pool.add(text);
+    }
+  }
+  return [...pool].sort((a, b) => a.length - b.length || (a < b ? -1 : 1));
+}
+
+function scopeClasses(atoms: readonly Atom[]): ValueClasses {
+  const scopes = [...new Set(atoms.flatMap((atom) => (atom.op === 'member' ? [atom.value] : [])))].sort();
+  const asksNonEmpty = atoms.some((atom) => atom.op === 'truthy');
+  const shown = scopes.slice(0, maxScopes);
+  const values: string[][] = [];
+  for (let mask = 0; mask < 2 ** shown.length; mask++) values.push(shown.filter((_, index) => (mask & (2 ** index)) !== 0));
+  values.sort((a, b) => a.length - b.length);
+  // A list holding none of the scopes tested, but not empty.
+  if (asksNonEmpty) values.splice(1, 0, [freshName(scopes)]);
+  return { values, inexact: scopes.length > maxScopes ? `auth.scopes: more than ${maxScopes} scopes tested` : undefined };
+}
+
+function freshName(taken: readonly string[]): string {
+  for (let length = 1; ; length++) {
+    const name = 'x'.repeat(length);
+    if (!taken.includes(name)) return name;
+  }
+}
+
+/**
+ * Capabilities: undeclared, or declaring some of the tested paths. A path whose parent is not
+ * declared is written as one dotted key (`{"elicitation.url": {}}`), which presence checks also
+ * read. Each combination is built and then checked with the real presence checks.
+ */
+function capabilityClasses(atoms: readonly Atom[]): ValueClasses {
+  const paths = [...new Set(atoms.flatMap((atom) => (atom.op === 'capability' ? [atom.value] : [])))].sort();
+  if (paths.length > maxCapabilities) return { values: [undefined, {}], inexact: `client.capabilities: more than ${maxCapabilities} capability paths tested` };
+  const checks = paths.map(compilePresenceCheck);
+  const values: unknown[] = [undefined];
+  const failed: string[] = [];
+  const subsets: string[][] = [];
+  for (let mask = 0; mask < 2 ** paths.length; mask++) subsets.push(paths.filter((_, index) => (mask & (2 ** index)) !== 0));
+  subsets.sort((a, b) => a.length - b.length);
+  for (const declared of subsets) {
+    const built = buildCapabilities(declared);
+    const realized = checks.every((check, index) => check(built) === declared.includes(paths[index]!));
+    if (realized) values.push(built);
+    else failed.push(`{${declared.join(', ')}}`);
+  }
+  return { values, inexact: failed.length === 0 ? undefined : `client.capabilities: could not build a client declaring exactly ${failed.join(' or ')}` };
+}
+
+function buildCapabilities(declared: readonly string[]): Record<string, unknown> {
+  const root: Record<string, unknown> = {};
+  // Parents first, so a child lands under its declared parent.
+  for (const path of [...declared].sort((a, b) => a.split('.').length - b.split('.').length)) {
+    const segments = path.split('.');
+    let node = root;
+    let from = 0;
+    // The deepest declared ancestor holds the rest as one key.
+    for (let end = segments.length - 1; end > 0; end--) {
+      const ancestor = segments.slice(0, end).join('.');
+      if (!declared.includes(ancestor)) continue;
+      node = walkTo(root, segments.slice(0, end), declared);
+      from = end;
+      break;
+    }
+    const key = segments.slice(from).join('.');
+    if (node[key] === undefined) node[key] = {};
+  }
+  return root;
+}
+
+/** The object standing for a declared path, following the keys buildCapabilities wrote. */
+function walkTo(root: Record<string, unknown>, segments: readonly string[], declared: readonly string[]): Record<string, unknown> {
+  let node = root;
+  let from = 0;
+  for (let end = 1; end <= segments.length; end++) {
+    const prefix = segments.slice(0, end).join('.');
+    if (!declared.includes(prefix)) continue;
+    const key = segments.slice(from, end).join('.');
+    node = node[key] as Record<string, unknown>;
+    from = end;
+  }
+  return node;
+}
+
+/**
+ * A claim may hold any JSON value. Strings are partitioned like text; each other type has few
+ * classes: `null`, `true`, `false`, numbers (0, each number a test names, one other), arrays
+ * (`[]`, `[L]` for each string a loose `==` names — `["a"] == "a"` —, one other) and `{}`.
+ */
+function claimClasses(path: string, atoms: readonly Atom[]): ValueClasses {
+  if (atoms.some((atom) => atom.op === 'contains')) return { values: [undefined, '', 'x'], inexact: `${path}: "in" on a claim` };
+  const strings = stringClasses(atoms.flatMap((atom) => stringTestOf(atom) ?? []));
+  const numbers = new Set<number>([0, 1]);
+  const arrays: unknown[][] = [[], ['x']];
+  const others: unknown[] = [];
+  for (const atom of atoms) {
+    if (atom.op !== 'eq') continue;
+    if (typeof atom.value === 'number') numbers.add(atom.value);
+    else if (typeof atom.value === 'string' && atom.loose) {
+      const number = Number(atom.value);
+      if (Number.isFinite(number)) numbers.add(number);
+      arrays.push([atom.value]);
+    } else if (typeof atom.value !== 'string' && atom.value !== null && typeof atom.value !== 'boolean') others.push(atom.value);
+  }
+  let fresh = 2;
+  while (numbers.has(fresh)) fresh++;
+  numbers.add(fresh);
+  const values = [undefined, ...strings.witnesses, null, true, false, ...[...numbers].sort((a, b) => a - b), ...arrays, {}, ...others];
+  return { values, inexact: strings.complete ? undefined : `${path}: too many string classes to enumerate` };
+}
