@@ -1,7 +1,7 @@
 // The playground in a real browser (Debian's chromium through playwright-core): served by
 // `mcp-gate playground` and opened from the static build over file://. Every cell in view is
 // compared with what the core decides in this process, the exported cases run through
-// `mcp-gate test`, and a screenshot is kept as docs/playground.png.
+// `mcp-gate test`, and a screenshot is taken (UPDATE_SCREENSHOT=1 keeps it as docs/playground.png).
 import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -174,8 +174,11 @@ describe('mcp-gate playground in chromium', () => {
       'deny admin-endpoint-only — does not apply (appliesTo)',
       'deny search-v2-header-or-rollout — does not apply (appliesTo)',
     ]);
-    mkdirSync(join(repositoryRoot, 'docs'), { recursive: true });
-    await page.screenshot({ path: join(repositoryRoot, 'docs', 'playground.png'), fullPage: true });
+    // The screenshot goes to the temp folder on every run (a run leaves the work tree as it was);
+    // UPDATE_SCREENSHOT=1 writes docs/playground.png, the one docs/playground.md shows.
+    const screenshotFolder = process.env['UPDATE_SCREENSHOT'] === '1' ? join(repositoryRoot, 'docs') : workDirectory;
+    mkdirSync(screenshotFolder, { recursive: true });
+    await page.screenshot({ path: join(screenshotFolder, 'playground.png'), fullPage: true });
   });
 
   it('marks the rules that decided nothing anywhere in the matrix', async () => {
@@ -215,6 +218,8 @@ describe('mcp-gate playground in chromium', () => {
     await page.click('#add-header-set button');
     await waitForUpdate(page, before);
     await page.click('#share');
+    // The link is written once the state is compressed (CompressionStream is asynchronous).
+    await page.waitForSelector('#share-url:not([hidden])', { timeout: 10_000 });
     const link = await page.inputValue('#share-url');
     expect(link).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/#s=[\w-]+$/);
     const state = await page.evaluate(() => (globalThis as unknown as PageGlobals).mcpGatePlayground!.state());
