@@ -6,7 +6,7 @@ describe('run', () => {
     const result = await runWith(['--help']);
     expect(result.code).toBe(0);
     expect(result.stdout).toContain('Usage: mcp-gate <command> [options]');
-    for (const command of ['validate', 'explain', 'test', 'diff', 'manifest', 'serve', 'profiles']) expect(result.stdout).toMatch(new RegExp(`^  ${command} `, 'm'));
+    for (const command of ['validate', 'explain', 'test', 'diff', 'manifest', 'serve', 'playground', 'proxy', 'check', 'profiles']) expect(result.stdout).toMatch(new RegExp(`^  ${command} `, 'm'));
     expect(result.stderr).toBe('');
   });
 
@@ -22,7 +22,7 @@ describe('run', () => {
     expect(result).toEqual({ code: 2, stdout: '', stderr: 'mcp-gate: unknown command "valdate" (did you mean "validate"?); see "mcp-gate --help"\n' });
   });
 
-  it.each(['validate', 'explain', 'test', 'diff', 'manifest', 'serve', 'profiles'])('prints help for "%s" with --help, -h and "help %s"', async (command) => {
+  it.each(['validate', 'explain', 'test', 'diff', 'manifest', 'serve', 'playground', 'proxy', 'check', 'profiles'])('prints help for "%s" with --help, -h and "help %s"', async (command) => {
     const long = await runWith([command, '--help']);
     const short = await runWith([command, '-h']);
     const viaHelp = await runWith(['help', command]);
