@@ -4,7 +4,8 @@ import { toPolicyIssues } from '../core/policy/schema.js';
 import { displayPath, formatIssues, InputError, readJson, resolvePath, UsageError, type CliIo } from './io.js';
 import type { OptionSpecs, ParsedArgs } from './args.js';
 import { writeLines } from './command.js';
-import { loadServerModule, readServerManifest } from './server-module.js';
+import { loadServerModule, readServerManifest, type ServerManifest } from './server-module.js';
+import { readUpstreamManifest, readUpstreamSpec, upstreamOptionSpecs } from './upstream-source.js';
 
 /** One primitive as a manifest (and a cases file) writes it: kind, name, location, then the gate annotation. */
 export const manifestPrimitiveSchema = primitiveAnnotationSchema.extend({
@@ -87,20 +88,39 @@ export const serverOptionSpecs = {
   export: { type: 'string', value: 'NAME', description: 'the export of --server that creates the server (default: createServer, default, create…Server)' },
 } as const satisfies OptionSpecs;
 
+/** Every source of primitives: `--manifest`, `--server MODULE`, or a live upstream with an overlay. */
+export const primitiveSourceOptionSpecs = { ...serverOptionSpecs, ...upstreamOptionSpecs } as const satisfies OptionSpecs;
+
 /**
- * The primitives a command works on: from `--manifest FILE`, or read from the server that
- * `--server MODULE` builds. Warnings (a metadata key matching nothing) go to stderr.
+ * The primitives a command works on: from `--manifest FILE`, read from the server that
+ * `--server MODULE` builds, or listed by a live upstream (`--upstream-cmd | --upstream-url`,
+ * annotated by `--overlay`). Warnings (a metadata key matching nothing) go to stderr.
  */
 export async function loadPrimitives(io: CliIo, args: ParsedArgs, command: string): Promise<PrimitiveMetadata[]> {
   const manifest = args.string('manifest');
   const server = args.string('server');
+  const upstream = readUpstreamSpec(args, command);
   if (manifest !== undefined && server !== undefined) throw new UsageError(`${command}: pass either --manifest or --server, not both`);
-  if (server !== undefined) {
-    const read = readServerManifest(await loadServerModule(io, server, args.string('export')));
+  if (upstream !== undefined && (manifest !== undefined || server !== undefined)) {
+    throw new UsageError(`${command}: pass one source of primitives: --manifest, --server or --upstream-cmd/--upstream-url`);
+  }
+  if (args.string('overlay') !== undefined && upstream === undefined) throw new UsageError(`${command}: --overlay annotates an upstream's primitives; pass --upstream-cmd or --upstream-url too`);
+  if (server !== undefined || upstream !== undefined) {
+    const read = await readManifestSource(io, args, command);
     for (const warning of read.warnings) writeLines(io.stderr, warning);
     return [...read.primitives];
   }
   if (args.string('export') !== undefined) throw new UsageError(`${command}: --export names an export of --server MODULE; pass --server too`);
-  if (manifest === undefined) throw new UsageError(`${command}: missing --manifest FILE or --server MODULE; see "${command} --help"`);
+  if (manifest === undefined) throw new UsageError(`${command}: missing --manifest FILE, --server MODULE or --upstream-cmd "CMD ARGS" / --upstream-url URL; see "${command} --help"`);
   return loadManifest(io, manifest);
+}
+
+/** What `--server MODULE` or `--upstream-…` names, read as a manifest (server info, primitives, warnings). */
+export async function readManifestSource(io: CliIo, args: ParsedArgs, command: string): Promise<ServerManifest> {
+  const upstream = readUpstreamSpec(args, command);
+  const server = args.string('server');
+  if (upstream !== undefined && server !== undefined) throw new UsageError(`${command}: pass either --server or --upstream-cmd/--upstream-url, not both`);
+  if (upstream !== undefined) return readUpstreamManifest(io, upstream, args.string('overlay'), command);
+  if (server === undefined) throw new UsageError(`${command}: missing --server MODULE or --upstream-cmd "CMD ARGS" / --upstream-url URL; see "${command} --help"`);
+  return readServerManifest(await loadServerModule(io, server, args.string('export')));
 }

@@ -95,7 +95,7 @@ describe('mcp-gate diff', () => {
   it.each([
     [['diff', 'old.json', '--manifest', 'manifest.json'], 'mcp-gate diff: needs two policy files, old and new; see "mcp-gate diff --help"'],
     [['diff', 'old.json', 'new.json', 'third.json', '--manifest', 'manifest.json'], 'mcp-gate diff: unexpected argument "third.json"; see "mcp-gate diff --help"'],
-    [['diff', 'old.json', 'new.json'], 'mcp-gate diff: missing --manifest FILE or --server MODULE; see "mcp-gate diff --help"'],
+    [['diff', 'old.json', 'new.json'], 'mcp-gate diff: missing --manifest FILE, --server MODULE or --upstream-cmd "CMD ARGS" / --upstream-url URL; see "mcp-gate diff --help"'],
     [['diff', 'old.json', 'new.json', '--manifest', 'manifest.json', '--client', 'nobody'], 'mcp-gate diff: unknown client profile "nobody"; run "mcp-gate profiles" to list all 43'],
   ])('rejects a wrong command line %j (exit 2)', async (argv, message) => {
     const result = await runWith(argv, files);

@@ -123,7 +123,7 @@ describe('mcp-gate explain', () => {
   });
 
   it.each([
-    [['--policy', 'policy.json'], 'mcp-gate explain: missing --manifest FILE or --server MODULE; see "mcp-gate explain --help"'],
+    [['--policy', 'policy.json'], 'mcp-gate explain: missing --manifest FILE, --server MODULE or --upstream-cmd "CMD ARGS" / --upstream-url URL; see "mcp-gate explain --help"'],
     [['--manifest', 'manifest.json'], 'mcp-gate explain: missing --policy FILE; see "mcp-gate explain --help"'],
     [['--policy', 'policy.json', '--manifest', 'manifest.json', '--server', 'server.js'], 'mcp-gate explain: pass either --manifest or --server, not both'],
     [['--policy', 'policy.json', '--manifest', 'manifest.json', '--export', 'create'], 'mcp-gate explain: --export names an export of --server MODULE; pass --server too'],

@@ -82,7 +82,7 @@ describe('mcp-gate manifest', () => {
   });
 
   it.each([
-    [['manifest'], 'mcp-gate manifest: missing --server MODULE; see "mcp-gate manifest --help"'],
+    [['manifest'], 'mcp-gate manifest: missing --server MODULE or --upstream-cmd "CMD ARGS" / --upstream-url URL; see "mcp-gate manifest --help"'],
     [['manifest', 'server.js'], 'mcp-gate manifest: unexpected argument "server.js"; see "mcp-gate manifest --help"'],
   ])('rejects a wrong command line %j (exit 2)', async (argv, message) => {
     expect(await runWith(argv)).toEqual({ code: 2, stdout: '', stderr: `${message}\n` });

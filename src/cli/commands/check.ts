@@ -9,7 +9,7 @@ import { describeDecision } from '../cases.js';
 import type { Command } from '../command.js';
 import { writeLines } from '../command.js';
 import { displayPath, exitCodes, loadAll, readJson, resolvePath, UsageError, type CliIo } from '../io.js';
-import { loadPrimitives, serverOptionSpecs, toManifestPrimitive } from '../manifest.js';
+import { loadPrimitives, primitiveSourceOptionSpecs, toManifestPrimitive } from '../manifest.js';
 import { checkPolicyDocument, IssuesInputError } from '../policy-file.js';
 
 const command = 'mcp-gate check';
@@ -20,7 +20,7 @@ const invariantsFileSchema = z.union([z.strictObject({ $schema: z.string().optio
 export const checkCommand: Command = {
   name: 'check',
   summary: 'prove invariants of a policy for every possible request, and lint it',
-  usage: 'mcp-gate check --policy FILE (--manifest FILE | --server MODULE) [--invariants FILE] [--json]',
+  usage: 'mcp-gate check --policy FILE (--manifest FILE | --server MODULE | --upstream-cmd "CMD ARGS" | --upstream-url URL [--overlay FILE]) [--invariants FILE] [--json]',
   description: [
     'Checks the policy over every request context, not just the ones written down: the values of each',
     'context path the rules read fall into finitely many classes, and one request per combination of',
@@ -35,7 +35,7 @@ export const checkCommand: Command = {
   options: {
     policy: { type: 'string', value: 'FILE', description: 'the policy document (required)' },
     manifest: { type: 'string', value: 'FILE', description: 'the primitives, as JSON {"primitives": […]} (or --server)' },
-    ...serverOptionSpecs,
+    ...primitiveSourceOptionSpecs,
     invariants: { type: 'string', value: 'FILE', description: 'invariants as JSON {"invariants": [{"id", "never" | "always"}]}' },
     json: { type: 'boolean', description: 'print verdicts, counterexamples and lint as JSON' },
   },

@@ -5,7 +5,7 @@ import type { RequestContextInput } from '../../core/context.js';
 import { combineContext, contextOptionSpecs, contextOptionsUsage, defaultEndpoint, describeAuth, profileChoice, readContextOptions, type ClientChoice, type ContextOptions } from '../context-options.js';
 import { decideAll, servedKey } from '../decisions.js';
 import { exitCodes, loadAll, UsageError } from '../io.js';
-import { describeMetadata, loadPrimitives, serverOptionSpecs } from '../manifest.js';
+import { describeMetadata, loadPrimitives, primitiveSourceOptionSpecs } from '../manifest.js';
 import { loadPolicy } from '../policy-file.js';
 import { clientProfiles } from '../../profiles/client-profiles.js';
 
@@ -28,7 +28,7 @@ interface Change {
 export const diffCommand: Command = {
   name: 'diff',
   summary: 'show which primitives appear or disappear for real clients when a policy changes',
-  usage: `mcp-gate diff <old.json> <new.json> (--manifest FILE | --server MODULE) [--client NAME]… ${contextOptionsUsage} [--endpoint PATH]… [--json] [--exit-code]`,
+  usage: `mcp-gate diff <old.json> <new.json> (--manifest FILE | --server MODULE | --upstream-cmd "CMD ARGS" | --upstream-url URL [--overlay FILE]) [--client NAME]… ${contextOptionsUsage} [--endpoint PATH]… [--json] [--exit-code]`,
   description: [
     'Evaluates both policies for every client profile (or each --client) on every --endpoint',
     `(default ${defaultEndpoint}), without headers and, when --header is given, with all given headers,`,
@@ -38,7 +38,7 @@ export const diffCommand: Command = {
   ].join('\n'),
   options: {
     manifest: { type: 'string', value: 'FILE', description: 'the primitives, as JSON {"primitives": […]} (or --server)' },
-    ...serverOptionSpecs,
+    ...primitiveSourceOptionSpecs,
     client: { type: 'string', multiple: true, value: 'NAME', description: 'check only these client profiles (repeatable; default: all)' },
     ...contextOptionSpecs,
     endpoint: { type: 'string', multiple: true, value: 'PATH', description: `a URL path to check (repeatable; default ${defaultEndpoint})` },

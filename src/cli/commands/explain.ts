@@ -4,7 +4,7 @@ import { writeLines } from '../command.js';
 import { chooseClient, combineContext, contextOptionSpecs, contextOptionsUsage, defaultEndpoint, describeAuth, readContextOptions, type ClientChoice } from '../context-options.js';
 import { decideAll, type PrimitiveDecision } from '../decisions.js';
 import { exitCodes, loadAll, UsageError } from '../io.js';
-import { loadPrimitives, serverOptionSpecs } from '../manifest.js';
+import { loadPrimitives, primitiveSourceOptionSpecs } from '../manifest.js';
 import { loadPolicy } from '../policy-file.js';
 import { describeProfile } from '../../profiles/client-profiles.js';
 import { formatTable } from '../table.js';
@@ -14,7 +14,7 @@ const command = 'mcp-gate explain';
 export const explainCommand: Command = {
   name: 'explain',
   summary: 'show every primitive for one request: visible or hidden, and why',
-  usage: `mcp-gate explain --policy FILE (--manifest FILE | --server MODULE) [--client NAME | --capabilities JSON] ${contextOptionsUsage} [--endpoint PATH] [--json]`,
+  usage: `mcp-gate explain --policy FILE (--manifest FILE | --server MODULE | --upstream-cmd "CMD ARGS" | --upstream-url URL [--overlay FILE]) [--client NAME | --capabilities JSON] ${contextOptionsUsage} [--endpoint PATH] [--json]`,
   description: [
     'Evaluates the policy for one request against every primitive of a manifest and prints a table:',
     'kind, name, version, whether the client sees it, and what decided (a rule, the default, or an',
@@ -25,7 +25,7 @@ export const explainCommand: Command = {
   options: {
     policy: { type: 'string', value: 'FILE', description: 'the policy document (required)' },
     manifest: { type: 'string', value: 'FILE', description: 'the primitives, as JSON {"primitives": […]} (or --server)' },
-    ...serverOptionSpecs,
+    ...primitiveSourceOptionSpecs,
     client: { type: 'string', value: 'NAME', description: 'a real client profile, e.g. cursor, claude-code (see "mcp-gate profiles")' },
     capabilities: { type: 'string', value: 'JSON', description: `the client's capabilities, e.g. '{"sampling": {}}'` },
     ...contextOptionSpecs,

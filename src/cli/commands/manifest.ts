@@ -1,27 +1,27 @@
 import type { Command } from '../command.js';
 import { writeLines } from '../command.js';
 import { exitCodes, UsageError } from '../io.js';
-import { serverOptionSpecs, toManifestPrimitive } from '../manifest.js';
-import { loadServerModule, readServerManifest } from '../server-module.js';
+import { primitiveSourceOptionSpecs, readManifestSource, toManifestPrimitive } from '../manifest.js';
 
 const command = 'mcp-gate manifest';
 
 export const manifestCommand: Command = {
   name: 'manifest',
-  summary: 'print the primitives of a server module as a manifest (the input of --manifest)',
-  usage: 'mcp-gate manifest --server MODULE [--export NAME]',
+  summary: 'print the primitives of a server module or a live upstream as a manifest (the input of --manifest)',
+  usage: 'mcp-gate manifest (--server MODULE [--export NAME] | --upstream-cmd "CMD ARGS" | --upstream-url URL [--overlay FILE])',
   description: [
     'Imports MODULE (compiled JavaScript; TypeScript when mcp-gate runs under tsx), calls its server',
     'factory once, and prints {"server", "primitives"} JSON: every tool, prompt, resource and template',
     'with its gate metadata, read as the gate reads it (`_meta["mcp-gate"]`, then the module\'s',
-    '`metadata` export). Registers nothing and connects nothing.',
+    '`metadata` export). Registers nothing and connects nothing. With --upstream-cmd or --upstream-url it',
+    'connects to that MCP server (any language) once, lists every page of its tools, prompts, resources',
+    'and templates, and prints them annotated as `mcp-gate proxy` would (`_meta["mcp-gate"]`, else --overlay):',
+    'a starting point for an overlay.',
   ].join('\n'),
-  options: serverOptionSpecs,
+  options: primitiveSourceOptionSpecs,
   async execute(args, io) {
     if (args.positionals.length > 0) throw new UsageError(`${command}: unexpected argument "${args.positionals[0]}"; see "${command} --help"`);
-    const path = args.string('server');
-    if (path === undefined) throw new UsageError(`${command}: missing --server MODULE; see "${command} --help"`);
-    const { server, primitives, warnings } = readServerManifest(await loadServerModule(io, path, args.string('export')));
+    const { server, primitives, warnings } = await readManifestSource(io, args, command);
     for (const warning of warnings) writeLines(io.stderr, warning);
     const manifest = server === undefined ? { primitives: primitives.map(toManifestPrimitive) } : { server, primitives: primitives.map(toManifestPrimitive) };
     writeLines(io.stdout, JSON.stringify(manifest, null, 2));

@@ -6,7 +6,8 @@ import { fileURLToPath } from 'node:url';
 import type { Command } from '../command.js';
 import { writeLines } from '../command.js';
 import { displayPath, exitCodes, InputError, readText, resolvePath, UsageError } from '../io.js';
-import { loadPrimitives, serverOptionSpecs, toManifestPrimitive } from '../manifest.js';
+import { loadPrimitives, primitiveSourceOptionSpecs, toManifestPrimitive } from '../manifest.js';
+import { describeUpstream, readUpstreamSpec } from '../upstream-source.js';
 
 const command = 'mcp-gate playground';
 const defaultPort = 4747;
@@ -14,7 +15,7 @@ const defaultPort = 4747;
 export const playgroundCommand: Command = {
   name: 'playground',
   summary: 'serve the policy playground on 127.0.0.1: edit a policy and see who sees what',
-  usage: 'mcp-gate playground [--policy FILE] [--manifest FILE | --server MODULE [--export NAME]] [--port N]',
+  usage: 'mcp-gate playground [--policy FILE] [--manifest FILE | --server MODULE [--export NAME] | --upstream-cmd "CMD ARGS" | --upstream-url URL [--overlay FILE]] [--port N]',
   description: [
     'Serves the playground page on 127.0.0.1 with the policy and the primitives preloaded, prints its',
     'URL and runs until stopped (Ctrl-C); it opens no browser. Without --policy the page starts with the',
@@ -25,7 +26,7 @@ export const playgroundCommand: Command = {
   options: {
     policy: { type: 'string', value: 'FILE', description: 'the policy to start from (shown as written, problems and all)' },
     manifest: { type: 'string', value: 'FILE', description: 'the primitives, as JSON {"primitives": […]} (or --server)' },
-    ...serverOptionSpecs,
+    ...primitiveSourceOptionSpecs,
     port: { type: 'string', value: 'N', description: `TCP port on 127.0.0.1 (default ${defaultPort}; 0 picks a free one)` },
   },
   async execute(args, io) {
@@ -46,10 +47,12 @@ export const playgroundCommand: Command = {
       preload.policyFile = basename(absolutePath);
       described.push(`policy ${displayPath(io, absolutePath)}`);
     } else described.push('the demo policy');
-    if (args.string('manifest') !== undefined || args.string('server') !== undefined) {
+    const upstream = readUpstreamSpec(args, command);
+    if (args.string('manifest') !== undefined || args.string('server') !== undefined || upstream !== undefined) {
       const primitives = await loadPrimitives(io, args, command);
       preload.primitives = primitives.map(toManifestPrimitive);
-      described.push(`${primitives.length} primitives from ${args.string('manifest') ?? args.string('server')}`);
+      const source = args.string('manifest') ?? args.string('server') ?? (upstream && describeUpstream(upstream));
+      described.push(`${primitives.length} primitives from ${source}`);
     } else described.push("the demo server's primitives");
 
     const page = await readPage(assets, preload);

@@ -1,15 +1,14 @@
-import { MetadataError } from '../../core/errors.js';
-import { splitCommandLine, type UpstreamSpec } from '../../proxy/upstream-command.js';
+import type { UpstreamSpec } from '../../proxy/upstream-command.js';
 import { createDecisionLogger } from '../../serve/decision-log.js';
 import { deferToIdle } from '../../serve/deferred-queue.js';
 import { defaultMaxSessions, defaultSessionIdleTimeoutMs } from '../../serve/session-limits.js';
-import { compileOverlay, emptyOverlay, type Overlay } from '../../wire/overlay.js';
 import type { ParsedArgs } from '../args.js';
 import type { Command } from '../command.js';
 import { writeLines } from '../command.js';
-import { displayPath, exitCodes, formatIssues, InputError, loadAll, readJson, resolvePath, UsageError, type CliIo } from '../io.js';
+import { displayPath, exitCodes, InputError, loadAll, resolvePath, UsageError } from '../io.js';
 import { importPeer } from '../peers.js';
 import { loadPolicy } from '../policy-file.js';
+import { describeUpstream, loadOverlay, readUpstreamSpec, upstreamOptionSpecs } from '../upstream-source.js';
 import { noteCredentialHeaders, openDecisionLog, watchPolicy } from './serve.js';
 
 // The v1 SDK (an optional peer) is loaded in execute, through src/proxy/proxy-runtime.ts, as
@@ -36,9 +35,7 @@ export const proxyCommand: Command = {
   ].join('\n'),
   options: {
     policy: { type: 'string', value: 'FILE', description: 'the policy document (required)' },
-    overlay: { type: 'string', value: 'FILE', description: 'annotations by glob for primitives without _meta["mcp-gate"] (docs/overlay.schema.json)' },
-    'upstream-cmd': { type: 'string', value: '"CMD ARGS"', description: 'spawn this command (no shell; quotes group words) and speak MCP over its stdio' },
-    'upstream-url': { type: 'string', value: 'URL', description: "the upstream's Streamable HTTP endpoint" },
+    ...upstreamOptionSpecs,
     port: { type: 'string', value: 'N', description: `TCP port (default ${defaultPort}; 0 picks a free one)` },
     host: { type: 'string', value: '127.0.0.1', description: 'address to listen on; only 127.0.0.1 for now' },
     stdio: { type: 'boolean', description: 'speak MCP over stdin/stdout instead of HTTP (one session)' },
@@ -67,7 +64,7 @@ export const proxyCommand: Command = {
     const onError = (error: unknown) => note(`error: ${error instanceof Error ? error.message : String(error)}`);
     try {
       const wire = runtime.createWireGate({ policy, overlay, pageSize: settings.pageSize, onError, onDecision: logDecision });
-      const upstreamName = settings.upstream.kind === 'url' ? settings.upstream.url.href : [settings.upstream.command, ...settings.upstream.args].join(' ');
+      const upstreamName = describeUpstream(settings.upstream);
       const openUpstream = () => transports.openUpstreamTransport(settings.upstream, { cwd: io.cwd, onStderrLine: (line) => note(`upstream: ${line}`) });
       let summary;
       try {
@@ -131,19 +128,8 @@ function readSettings(args: ParsedArgs): ProxySettings {
   if (args.positionals.length > 0) throw new UsageError(`${command}: unexpected argument "${args.positionals[0]}"; see "${command} --help"`);
   const policyPath = args.string('policy');
   if (policyPath === undefined) throw new UsageError(`${command}: missing --policy FILE; see "${command} --help"`);
-  const commandLine = args.string('upstream-cmd');
-  const urlText = args.string('upstream-url');
-  if ((commandLine === undefined) === (urlText === undefined)) throw new UsageError(`${command}: pass one upstream: --upstream-cmd "CMD ARGS" or --upstream-url URL`);
-  let upstream: UpstreamSpec;
-  if (commandLine !== undefined) {
-    const split = splitCommandLine(commandLine);
-    if (typeof split === 'string') throw new UsageError(`${command}: --upstream-cmd: ${split}`);
-    upstream = { kind: 'command', ...split };
-  } else {
-    const url = URL.canParse(urlText!) ? new URL(urlText!) : undefined;
-    if (url === undefined || (url.protocol !== 'http:' && url.protocol !== 'https:')) throw new UsageError(`${command}: --upstream-url must be an http: or https: URL, got "${urlText}"`);
-    upstream = { kind: 'url', url };
-  }
+  const upstream = readUpstreamSpec(args, command);
+  if (upstream === undefined) throw new UsageError(`${command}: pass one upstream: --upstream-cmd "CMD ARGS" or --upstream-url URL`);
   const stdio = args.flag('stdio');
   const portText = args.string('port');
   if (stdio && portText !== undefined) throw new UsageError(`${command}: pass either --port or --stdio, not both`);
@@ -181,18 +167,4 @@ function readInteger(args: ParsedArgs, name: string, minimum: number, maximum: n
   const value = /^\d{1,7}$/.test(text) ? Number(text) : Number.NaN;
   if (!(value >= minimum && value <= maximum)) throw new UsageError(`${command}: --${name} must be a whole number from ${minimum} to ${maximum}, got "${text}"`);
   return value;
-}
-
-/** Reads and compiles the overlay; every problem is one `file: path: message` line. */
-async function loadOverlay(io: CliIo, path: string | undefined): Promise<Overlay> {
-  if (path === undefined) return emptyOverlay;
-  const absolutePath = resolvePath(io, path);
-  const name = displayPath(io, absolutePath);
-  const document = await readJson(io, absolutePath);
-  try {
-    return compileOverlay(document, name);
-  } catch (error) {
-    if (error instanceof MetadataError) throw new InputError(formatIssues(name, error.issues));
-    throw error;
-  }
 }
