@@ -1,4 +1,4 @@
-import type { PrimitiveKind, RequestContext, RequestContextInput } from '../core/context.js';
+import type { RequestContext, RequestContextInput } from '../core/context.js';
 import { toPolicyIssues } from '../core/policy/schema.js';
 import type { OptionSpecs, ParsedArgs } from './args.js';
 import { requestContextInputSchema } from './cases.js';
@@ -175,19 +175,6 @@ export function profileChoice(name: string, command: string): ClientChoice {
   return { label: describeProfile(profile), profile, input: profileContext(profile) };
 }
 
-/** The list request a gate evaluates a primitive for, so policies that read `request.method` see it. */
-export function listMethod(kind: PrimitiveKind): string {
-  switch (kind) {
-    case 'tool':
-      return 'tools/list';
-    case 'prompt':
-      return 'prompts/list';
-    case 'resource':
-      return 'resources/list';
-    case 'resourceTemplate':
-      return 'resources/templates/list';
-  }
-}
 
 /** A full context input: the client's part, then the request's headers, endpoint and (unless `--context` fixed one) method. */
 export function withRequest(client: RequestContextInput, headers: Record<string, string>, endpoint: string, method: string): RequestContextInput {

@@ -1,7 +1,7 @@
 import { compareVersionsDescending } from '../adapter/versioning.js';
-import { createRequestContext, type PrimitiveKind, type PrimitiveMetadata, type RequestContextInput } from '../core/context.js';
+import { createRequestContext, listMethodOf, type PrimitiveKind, type PrimitiveMetadata, type RequestContextInput } from '../core/context.js';
 import type { Decision, Policy } from '../core/policy/types.js';
-import { listMethod, withRequest } from './context-options.js';
+import { withRequest } from './context-options.js';
 
 /** One primitive's decision for one request, and whether a client would actually get it. */
 export interface PrimitiveDecision {
@@ -27,7 +27,7 @@ export function decideAll(policy: Policy, primitives: readonly PrimitiveMetadata
   const contexts = new Map<PrimitiveKind, ReturnType<typeof createRequestContext>>();
   const contextFor = (kind: PrimitiveKind) => {
     let context = contexts.get(kind);
-    if (!context) contexts.set(kind, (context = createRequestContext(withRequest(request.client, request.headers, request.endpoint, listMethod(kind)))));
+    if (!context) contexts.set(kind, (context = createRequestContext(withRequest(request.client, request.headers, request.endpoint, listMethodOf(kind)))));
     return context;
   };
   const decisions = primitives.map((metadata) => ({ metadata, decision: policy.explain(contextFor(metadata.kind), metadata) }));

@@ -36,6 +36,20 @@ export interface RequestContext {
 /** The four kinds of MCP primitive a policy decides about. */
 export type PrimitiveKind = 'tool' | 'prompt' | 'resource' | 'resourceTemplate';
 
+/** The list request that shows primitives of this kind: what a primitive is decided for when no call names it. */
+export function listMethodOf(kind: PrimitiveKind): string {
+  switch (kind) {
+    case 'tool':
+      return 'tools/list';
+    case 'prompt':
+      return 'prompts/list';
+    case 'resource':
+      return 'resources/list';
+    case 'resourceTemplate':
+      return 'resources/templates/list';
+  }
+}
+
 /** Metadata of one tool, prompt, resource or resource template, as policies see it. */
 export interface PrimitiveMetadata {
   readonly kind: PrimitiveKind;

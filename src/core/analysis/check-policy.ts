@@ -1,4 +1,4 @@
-import { createRequestContext, type PrimitiveKind, type PrimitiveMetadata, type RequestContext, type RequestContextInput } from '../context.js';
+import { createRequestContext, listMethodOf, type PrimitiveMetadata, type RequestContext, type RequestContextInput } from '../context.js';
 import { toPrimitiveMetadata } from '../policy/primitive-input.js';
 import { compilePolicy, type CompilePolicyOptions } from '../policy/compile-policy.js';
 import { compileAppliesTo } from '../policy/rule-plan.js';
@@ -230,7 +230,7 @@ function createAnalysis(policy: Policy, document: NormalizedPolicyDocument, maxC
       count++;
       const input = contextInput(space, choice, primitive);
       // Not read: the method a list of this kind is decided for (as `mcp-gate explain` does).
-      if (!space.paths.includes('request.method')) (input.request as { method?: string }).method = listMethod(primitive.kind);
+      if (!space.paths.includes('request.method')) (input.request as { method?: string }).method = listMethodOf(primitive.kind);
       if (visit(createRequestContext(input), choice)) break;
       let position = choice.length - 1;
       while (position >= 0 && ++choice[position]! === space.values[position]!.length) choice[position--] = 0;
@@ -355,7 +355,7 @@ function createAnalysis(policy: Policy, document: NormalizedPolicyDocument, maxC
 
   function evaluationContext(space: Space, choice: readonly number[], primitive: PrimitiveMetadata): RequestContextInput {
     const input = contextInput(space, choice, primitive);
-    if (!space.paths.includes('request.method')) (input.request as { method?: string }).method = listMethod(primitive.kind);
+    if (!space.paths.includes('request.method')) (input.request as { method?: string }).method = listMethodOf(primitive.kind);
     return input;
   }
 
@@ -388,17 +388,4 @@ function readsPrimitive(condition: unknown): boolean {
   return /"(primitive|tool)(\.|")/.test(JSON.stringify(condition));
 }
 
-/** The list request a primitive of this kind is decided for when the policy does not read the method. */
-function listMethod(kind: PrimitiveKind): string {
-  switch (kind) {
-    case 'tool':
-      return 'tools/list';
-    case 'prompt':
-      return 'prompts/list';
-    case 'resource':
-      return 'resources/list';
-    case 'resourceTemplate':
-      return 'resources/templates/list';
-  }
-}
 
