@@ -1,9 +1,10 @@
 // dist/ built once per `vitest run` for the files that use the package as built (the README
 // snippets, the spawned bin), however many of them run and in whichever workers: the first to ask
 // builds, the others wait for its result. A bin spawned from dist/ starts in half the CPU time of
-// one run from src/ through tsx.
+// one run from src/ through tsx. A dist/ that a successful build left and nothing changed since
+// is used as it is (see isFresh), so running one file again costs no build.
 import { execFile } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { inject } from 'vitest';
@@ -19,6 +20,37 @@ function buildDist(): Promise<string> {
       resolve(stdout + stderr || (error ? String(error) : '')),
     );
   });
+}
+
+/** Written after a build that printed nothing; in node_modules, so a fresh install always builds. */
+const successStamp = join(repositoryRoot, 'node_modules', '.cache', 'mcp-gate', 'dist-build.ok');
+const buildInputs = ['tsconfig.json', 'tsconfig.build.json', 'package.json'].map((name) => join(repositoryRoot, name));
+
+/** Whether dist/ holds a successful build of every source as it is now: no source or config newer than the stamp, no output missing. */
+function isFresh(): boolean {
+  if (!existsSync(successStamp)) return false;
+  const built = statSync(successStamp).mtimeMs;
+  const sources = readdirSync(join(repositoryRoot, 'src'), { recursive: true, encoding: 'utf8' }).filter((path) => path.endsWith('.ts') && !path.endsWith('.d.ts'));
+  return (
+    buildInputs.every((input) => statSync(input).mtimeMs <= built) &&
+    sources.every((path) => {
+      const output = join(repositoryRoot, 'dist', path.slice(0, -'.ts'.length));
+      return statSync(join(repositoryRoot, 'src', path)).mtimeMs <= built && existsSync(`${output}.js`) && existsSync(`${output}.d.ts`);
+    })
+  );
+}
+
+async function buildUnlessFresh(): Promise<string> {
+  if (isFresh()) return '';
+  const started = Date.now();
+  const output = await buildDist();
+  if (output === '') {
+    mkdirSync(join(successStamp, '..'), { recursive: true });
+    writeFileSync(successStamp, '');
+    // Stamped with the build's start, so a source saved while tsc ran counts as newer.
+    utimesSync(successStamp, started / 1000, started / 1000);
+  }
+  return output;
 }
 
 async function waitForFile(path: string, timeoutMs: number): Promise<void> {
@@ -40,7 +72,7 @@ async function buildOnceForRun(runDirectory: string): Promise<string> {
     builder = false;
   }
   if (builder) {
-    writeFileSync(`${result}.partial`, await buildDist());
+    writeFileSync(`${result}.partial`, await buildUnlessFresh());
     renameSync(`${result}.partial`, result);
   }
   await waitForFile(result, 150_000);
