@@ -4,6 +4,8 @@ import { defineConfig } from 'vitest/config';
 export default defineConfig({
   test: {
     include: ['test/**/*.test.ts'],
+    // One scratch directory per run, through which files build dist/ once (test/built-dist.ts).
+    globalSetup: ['test/global-setup.ts'],
     // Servers in adapter tests bind 127.0.0.1; keep every wait bounded.
     testTimeout: 20_000,
     hookTimeout: 20_000,

@@ -6,6 +6,7 @@ import { execFile } from 'node:child_process';
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { buildDistOnce } from '../built-dist.js';
 import { repositoryRoot } from './doc-commands.js';
 
 /** Gitignored; outside tsconfig.json's "include", so a leftover never reaches `npm run typecheck`. */
@@ -40,11 +41,9 @@ const promisedOutput = (code: string) => [...code.matchAll(/console\.log\(.*\); 
 let compiled: Ran;
 
 beforeAll(async () => {
-  // `npm run build` without its type check (`--noCheck`, half the CPU time): the snippets run
-  // against dist/, as an installed package's do. The sources are type-checked by `npm test`'s tsc,
-  // and the full `npm run build` by test/package/pack.test.ts (prepack).
-  const build = await runNode([tsc, '-p', join(repositoryRoot, 'tsconfig.build.json'), '--noCheck'], 120_000);
-  expect(build.stdout + build.stderr, 'npm run build --noCheck').toBe('');
+  // The snippets run against dist/, as an installed package's do: built once per run for every
+  // file that needs it (test/built-dist.ts, `npm run build --noCheck`).
+  expect(await buildDistOnce(), 'npm run build --noCheck').toBe('');
   rmSync(snippetDirectory, { recursive: true, force: true });
   mkdirSync(snippetDirectory);
   for (const snippet of snippets) writeFileSync(join(snippetDirectory, `${snippet.file}.ts`), snippet.code);

@@ -3,11 +3,14 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { buildDistOnce, builtBin } from '../built-dist.js';
 import { repositoryRoot, waitFor } from '../serve/harness.js';
 
-// `mcp-gate serve --otel` as a user runs it (a process, from source through tsx), exporting to an
+// `mcp-gate serve --otel` as a user runs it (a process, from dist/, built once per run), exporting to an
 // OTLP/HTTP receiver this test runs on 127.0.0.1: a tiny server that keeps every POST.
+
+beforeAll(async () => expect(await buildDistOnce(), 'npm run build --noCheck').toBe(''), 180_000);
 
 interface Received {
   readonly path: string;
@@ -45,7 +48,7 @@ function withTimeout<T>(promise: Promise<T>, ms: number, what: string): Promise<
 async function serveAndCall(env: Record<string, string>): Promise<{ received: Received[]; stderr: string }> {
   const receiver = await startReceiver();
   servers.push(receiver.server);
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', 'serve', '--port', '0', '--policy', 'policies/demo.json', '--otel'], {
+  const child = spawn(process.execPath, [builtBin, 'serve', '--port', '0', '--policy', 'policies/demo.json', '--otel'], {
     cwd: repositoryRoot,
     stdio: ['ignore', 'pipe', 'pipe'],
     env: { ...process.env, OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url, OTEL_SERVICE_NAME: 'gate-under-test', OTEL_BSP_SCHEDULE_DELAY: '50', ...env },
@@ -131,7 +134,7 @@ describe('mcp-gate serve --otel', () => {
   }, 120_000);
 
   it('refuses an OTLP protocol it cannot export with, naming the variable', async () => {
-    const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', 'serve', '--port', '0', '--policy', 'policies/demo.json', '--otel'], {
+    const child = spawn(process.execPath, [builtBin, 'serve', '--port', '0', '--policy', 'policies/demo.json', '--otel'], {
       cwd: repositoryRoot,
       stdio: ['ignore', 'pipe', 'pipe'],
       env: { ...process.env, OTEL_EXPORTER_OTLP_PROTOCOL: 'grpc' },

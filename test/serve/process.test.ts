@@ -2,12 +2,14 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { readFile } from 'node:fs/promises';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { buildDistOnce, builtBin } from '../built-dist.js';
 import { repositoryRoot, waitFor } from './harness.js';
 import { useTemporaryDirectory } from './temporary-directory.js';
 
-// The bin as a user runs it: a separate process, run from source through tsx.
-const bin = ['--import', 'tsx', 'src/cli/main.ts'];
+// The bin as a user runs it: a separate process, from the build (dist/, built once per run).
+const bin = [builtBin];
+beforeAll(async () => expect(await buildDistOnce(), 'npm run build --noCheck').toBe(''), 180_000);
 const directory = useTemporaryDirectory();
 
 const children: ChildProcess[] = [];
