@@ -2,13 +2,16 @@ import { createRequestContext, listMethodOf, type PrimitiveMetadata, type Reques
 import { toPrimitiveMetadata } from '../policy/primitive-input.js';
 import { compilePolicy, type CompilePolicyOptions } from '../policy/compile-policy.js';
 import { compileAppliesTo } from '../policy/rule-plan.js';
-import { policyDocumentSchema, type NormalizedPolicyDocument, type PolicyRule } from '../policy/schema.js';
+import { policyDocumentSchema, type NormalizedPolicyDocument } from '../policy/schema.js';
 import type { Decision, Policy } from '../policy/types.js';
 import { addAtom, collectAtoms, emptyAtoms, mergeAtoms, type ConditionAtoms } from './atoms.js';
 import { compileInvariants, outputRoots, type CompiledInvariant, type Invariant } from './invariants.js';
 import { answersOf, componentsOf, createProbes, describe, fold, stepFlags } from './components.js';
 import { lintPolicy } from './lint.js';
+import type { Analysis, InvariantVerdict, Node, PolicyCheck, RuleInfo, Space, VerdictStatus } from './analysis-types.js';
 import { valueClasses } from './value-classes.js';
+
+export type { Counterexample, InvariantVerdict, LintCode, LintFinding, PolicyCheck, VerdictStatus } from './analysis-types.js';
 
 // `mcp-gate check`: properties of a policy over every context. Per primitive, the context paths
 // that the applicable rules, the primitive's requirements and the invariant read are each cut
@@ -16,45 +19,6 @@ import { valueClasses } from './value-classes.js';
 // is decided by the real compiled policy, so a verdict and the engine cannot disagree. A
 // condition the analysis cannot model makes what it touches unknown, never proven.
 
-export type VerdictStatus = 'proven' | 'refuted' | 'unknown';
-
-export interface Counterexample {
-  readonly primitive: PrimitiveMetadata;
-  /** A RequestContextInput `createRequestContext` (and `mcp-gate explain --context`) accepts. */
-  readonly context: RequestContextInput;
-  readonly decision: Decision;
-}
-
-export interface InvariantVerdict {
-  readonly id: string;
-  readonly description?: string | undefined;
-  readonly mode: 'never' | 'always';
-  readonly status: VerdictStatus;
-  readonly counterexample?: Counterexample | undefined;
-  /** Why the verdict is unknown: each names the primitive and what could not be modelled. */
-  readonly reasons: readonly string[];
-  /** Contexts decided (class combinations, over all primitives). */
-  readonly contexts: number;
-}
-
-export type LintCode = 'rule-never-applies' | 'condition-always-false' | 'condition-always-true' | 'rule-shadowed' | 'primitive-never-visible' | 'deny-never-hides';
-
-export interface LintFinding {
-  readonly code: LintCode;
-  readonly severity: 'error' | 'warning';
-  readonly message: string;
-  readonly ruleId?: string | undefined;
-  readonly primitive?: PrimitiveMetadata | undefined;
-}
-
-export interface PolicyCheck {
-  readonly invariants: readonly InvariantVerdict[];
-  readonly lint: readonly LintFinding[];
-  /** What lint could not decide exactly, with the reason (one line per primitive). */
-  readonly lintUnknown: readonly string[];
-  /** True when every invariant is proven, nothing is unknown and lint found no error. */
-  readonly passed: boolean;
-}
 
 export interface CheckPolicyOptions {
   readonly invariants?: readonly Invariant[];
@@ -84,38 +48,6 @@ export function checkPolicy(document: unknown, primitives: readonly PrimitiveMet
 export function invariantsOf(document: unknown): Invariant[] {
   const invariants = (document as { invariants?: unknown } | null)?.invariants;
   return Array.isArray(invariants) ? (invariants as Invariant[]) : [];
-}
-
-export interface RuleInfo {
-  readonly index: number;
-  readonly rule: PolicyRule;
-  readonly appliesTo: (primitive: PrimitiveMetadata) => boolean;
-}
-
-/** What one part of a decision reads: the requirement check or one rule's condition. */
-export type Node = { readonly kind: 'requirements'; readonly atoms: ConditionAtoms } | { readonly kind: 'rule'; readonly info: RuleInfo; readonly atoms: ConditionAtoms };
-
-/** The paths one question reads for one primitive, their classes, and why it may not be exact. */
-export interface Space {
-  readonly paths: readonly string[];
-  readonly values: ReadonlyArray<readonly unknown[]>;
-  readonly inexact: readonly string[];
-  readonly combinations: number;
-}
-
-export interface Analysis {
-  readonly policy: Policy;
-  readonly rules: readonly RuleInfo[];
-  applicable(primitive: PrimitiveMetadata): RuleInfo[];
-  /** The atoms of the applicable rules and the requirements (plus `extra`), as a space of class combinations. */
-  nodesFor(primitive: PrimitiveMetadata): Node[];
-  spaceFor(primitive: PrimitiveMetadata, extra?: ConditionAtoms): Space;
-  forEachInComponent(space: Space, positions: readonly number[], primitive: PrimitiveMetadata, visit: (context: RequestContext, choice: readonly number[]) => boolean, base?: readonly number[]): number;
-  /** Every combination of the space as a context, in order; stops when `visit` returns true. */
-  forEachContext(space: Space, primitive: PrimitiveMetadata, visit: (context: RequestContext, choice: readonly number[]) => boolean): number;
-  contextInput(space: Space, choice: readonly number[], primitive: PrimitiveMetadata): RequestContextInput;
-  readonly maxCombinations: number;
-  checkInvariant(invariant: CompiledInvariant, primitives: readonly PrimitiveMetadata[]): InvariantVerdict;
 }
 
 function createAnalysis(policy: Policy, document: NormalizedPolicyDocument, maxCombinations: number, compileOptions: CompilePolicyOptions): Analysis {

@@ -2,7 +2,7 @@ import type { PrimitiveMetadata, RequestContext } from '../context.js';
 import { compilePolicy, type CompilePolicyOptions } from '../policy/compile-policy.js';
 import type { NormalizedPolicyDocument, PolicyRule } from '../policy/schema.js';
 import type { Policy } from '../policy/types.js';
-import type { Analysis, Node, RuleInfo, Space } from './check-policy.js';
+import type { Analysis, Node, RuleInfo, Space } from './analysis-types.js';
 
 // A decision is the requirement check, then any deny rule, then any allow rule, then the
 // default; so which rules hold is all that matters. Rules that share no context path are

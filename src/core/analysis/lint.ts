@@ -1,7 +1,7 @@
 import type { PrimitiveMetadata, RequestContext } from '../context.js';
 import type { CompilePolicyOptions } from '../policy/compile-policy.js';
 import type { NormalizedPolicyDocument } from '../policy/schema.js';
-import type { Analysis, LintFinding, RuleInfo, Space } from './check-policy.js';
+import type { Analysis, LintFinding, RuleInfo, Space } from './analysis-types.js';
 import { answersOf, componentsOf, createProbes, describe, fold, namesPrimitives, stepFlags, type Component, type Flags } from './components.js';
 
 // Lint over every context. A decision is the requirement check, then any deny rule, then any
