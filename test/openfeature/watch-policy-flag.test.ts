@@ -1,5 +1,5 @@
 import { afterAll, describe, expect, it } from 'vitest';
-import { OpenFeature } from '@openfeature/server-sdk';
+import { OpenFeature, ProviderEvents } from '@openfeature/server-sdk';
 import { compilePolicy } from '../../src/core/policy/compile-policy.js';
 import type { Policy } from '../../src/core/policy/types.js';
 import { PolicyFlagError, readPolicyFlag, watchPolicyFlag } from '../../src/openfeature/index.js';
@@ -122,9 +122,11 @@ describe('watchPolicyFlag', () => {
 
   it('stops listening after close()', async () => {
     const { client, provider, policyGate, mcp, errors, policies } = await setUp(hideBeta);
+    const handlersBefore = [ProviderEvents.ConfigurationChanged, ProviderEvents.Ready].map((event) => client.getHandlers(event).length);
     const watch = watchPolicyFlag(client, policyFlagKey, policyGate, { onError: errors.push, onPolicy: policies.push });
     await watch.ready;
     await watch.close();
+    expect([ProviderEvents.ConfigurationChanged, ProviderEvents.Ready].map((event) => client.getHandlers(event).length)).toEqual(handlersBefore);
     const seen = policies.values.length;
     provider.putConfiguration(policyFlag(hideEverything));
     provider.putConfiguration(policyFlag({ version: 'two' }));
