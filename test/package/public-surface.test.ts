@@ -16,6 +16,7 @@ const entryPoints = {
   './server': 'src/server/index.ts',
   './testing': 'src/testing/index.ts',
   './otel': 'src/otel/index.ts',
+  './openfeature': 'src/openfeature/index.ts',
 } as const;
 
 type EntryPoint = keyof typeof entryPoints;
@@ -145,6 +146,7 @@ const expectedExports: Record<EntryPoint, readonly string[]> = {
     'otelDecisions',
     'providerName',
   ],
+  './openfeature': ['PolicyFlagError', 'PolicyFlagProblem', 'PolicyFlagWatch', 'PolicyTarget', 'ReadPolicyFlagOptions', 'WatchPolicyFlagOptions', 'readPolicyFlag', 'watchPolicyFlag'],
 };
 
 interface PublicExport {
