@@ -53,6 +53,14 @@ describe('readPolicyFlag', () => {
     expect(wrongType.message).toBe('policy flag "a-string" not applied (1 issue):\n  flag evaluation failed (TYPE_MISMATCH)');
   });
 
+  it('passes compile options to compilePolicy (strict turns a warning into a rejection)', async () => {
+    const upperCaseHeader = { version: 1, default: 'deny', rules: [{ id: 'canary', effect: 'allow', when: { '==': [{ var: 'request.headers.X-Canary' }, '1'] } }] };
+    const { client } = await createInMemoryClient(policyFlag(upperCaseHeader));
+    expect((await readPolicyFlag(client, policyFlagKey)).warnings?.map((issue) => issue.code)).toEqual(['header_case']);
+    const error = (await readPolicyFlag(client, policyFlagKey, { compile: { strict: true } }).catch((caught: unknown) => caught)) as PolicyFlagError;
+    expect([error.problem, error.issues.map((issue) => issue.path)]).toEqual(['invalid_document', ['rules[0].when["=="][0].var']]);
+  });
+
   it('throws for a disabled flag (the SDK answers with the caller default)', async () => {
     const { client } = await createInMemoryClient({ [policyFlagKey]: { variants: { current: hideBeta }, defaultVariant: 'current', disabled: true } });
     const error = (await readPolicyFlag(client, policyFlagKey).catch((caught: unknown) => caught)) as PolicyFlagError;
