@@ -53,6 +53,8 @@ export function watchPolicyFlag(client: Client, flagKey: string, target: PolicyT
       }
       options.onPolicy?.(policy);
     });
+    // A throwing callback must not end the watch: a rejected queue would skip every later read.
+    queue = queue.catch((error: unknown) => console.error('mcp-gate/openfeature: a watchPolicyFlag callback threw:', error));
     return queue;
   };
 

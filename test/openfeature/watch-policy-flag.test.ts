@@ -145,6 +145,31 @@ describe('watchPolicyFlag', () => {
     await mcp.close();
   });
 
+  it('keeps watching after a callback throws', async () => {
+    const { client, provider, policyGate, mcp, policies } = await setUp(hideBeta);
+    const logged: unknown[] = [];
+    const original = console.error;
+    console.error = (...parts: unknown[]) => void logged.push(parts);
+    try {
+      const watch = watchPolicyFlag(client, policyFlagKey, policyGate, {
+        onPolicy: (policy) => {
+          policies.push(policy);
+          if (policies.values.length === 1) throw new Error('callback failed');
+        },
+      });
+      await watch.ready;
+      provider.putConfiguration(policyFlag(allowEverything));
+      let applied = await policies.next();
+      while (applied.revision !== compilePolicy(allowEverything).revision) applied = await policies.next();
+      expect(await toolNames(mcp.client)).toEqual(['stable', 'beta']);
+      expect(String(logged[0])).toContain('callback failed');
+      await watch.close();
+    } finally {
+      console.error = original;
+    }
+    await mcp.close();
+  });
+
   it('logs with console.error when no onError is given', async () => {
     const { client, provider, policyGate, mcp } = await setUp(hideBeta);
     const logged = createRecorder<string>();
