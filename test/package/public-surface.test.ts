@@ -146,7 +146,16 @@ const expectedExports: Record<EntryPoint, readonly string[]> = {
     'otelDecisions',
     'providerName',
   ],
-  './openfeature': ['PolicyFlagError', 'PolicyFlagProblem', 'PolicyFlagWatch', 'PolicyTarget', 'ReadPolicyFlagOptions', 'WatchPolicyFlagOptions', 'readPolicyFlag', 'watchPolicyFlag'],
+  './openfeature': [
+    'PolicyFlagError',
+    'PolicyFlagProblem',
+    'PolicyFlagWatch',
+    'PolicyTarget',
+    'ReadPolicyFlagOptions',
+    'WatchPolicyFlagOptions',
+    'readPolicyFlag',
+    'watchPolicyFlag',
+  ],
 };
 
 interface PublicExport {
