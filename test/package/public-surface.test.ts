@@ -16,6 +16,7 @@ const entryPoints = {
   './server': 'src/server/index.ts',
   './testing': 'src/testing/index.ts',
   './otel': 'src/otel/index.ts',
+  './openfeature': 'src/openfeature/index.ts',
 } as const;
 
 type EntryPoint = keyof typeof entryPoints;
@@ -144,6 +145,16 @@ const expectedExports: Record<EntryPoint, readonly string[]> = {
     'instrumentationScope',
     'otelDecisions',
     'providerName',
+  ],
+  './openfeature': [
+    'PolicyFlagError',
+    'PolicyFlagProblem',
+    'PolicyFlagWatch',
+    'PolicyTarget',
+    'ReadPolicyFlagOptions',
+    'WatchPolicyFlagOptions',
+    'readPolicyFlag',
+    'watchPolicyFlag',
   ],
 };
 
