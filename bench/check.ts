@@ -127,7 +127,9 @@ function measure(name: string, document: unknown, primitives: readonly Primitive
   }
   const ms = times.sort((a, b) => a - b)[1]!;
   const cpuMs = cpu.sort((a, b) => a - b)[1]!;
-  const verdicts = (['proven', 'refuted', 'unknown'] as const).map((status) => `${checked.invariants.filter((verdict) => verdict.status === status).length} ${status}`).join(', ');
+  const verdicts = (['proven', 'refuted', 'unknown'] as const)
+    .map((status) => `${checked.invariants.filter((verdict) => verdict.status === status).length} ${status}`)
+    .join(', ');
   const rules = (document as { rules: unknown[] }).rules.length;
   return { name, rules, primitives: primitives.length, ms, cpuMs, targetMs, verdicts: `${verdicts}; ${checked.lint.length} lint` };
 }
@@ -145,12 +147,16 @@ for (const file of shipped) {
 }
 rows.push(measure('200 rules × 1,000 primitives', largePolicy(200), largeManifest(1000), 10_000));
 
-const load = loadavg().map((value) => value.toFixed(1)).join(' ');
+const load = loadavg()
+  .map((value) => value.toFixed(1))
+  .join(' ');
 console.log(`mcp-gate check (median of 3 runs; ${cpus().length} cores, load average ${load})`);
 const width = Math.max(...rows.map((row) => row.name.length));
 for (const row of rows) {
   const verdict = row.ms <= row.targetMs ? 'ok' : 'OVER';
-  console.log(`  ${row.name.padEnd(width)}  ${row.rules.toString().padStart(3)} rules  ${row.primitives.toString().padStart(4)} primitives  ${row.ms.toFixed(0).padStart(6)} ms (cpu ${row.cpuMs.toFixed(0).padStart(5)} ms)  (target ${row.targetMs} ms: ${verdict})  ${row.verdicts}`);
+  console.log(
+    `  ${row.name.padEnd(width)}  ${row.rules.toString().padStart(3)} rules  ${row.primitives.toString().padStart(4)} primitives  ${row.ms.toFixed(0).padStart(6)} ms (cpu ${row.cpuMs.toFixed(0).padStart(5)} ms)  (target ${row.targetMs} ms: ${verdict})  ${row.verdicts}`,
+  );
 }
 mkdirSync(path.dirname(resultsFile), { recursive: true });
 writeFileSync(resultsFile, `${JSON.stringify({ load: loadavg(), cores: cpus().length, rows }, null, 2)}\n`);

@@ -210,9 +210,7 @@ export function glob(pattern: unknown, value: unknown): boolean {
   if (typeof pattern !== 'string' || typeof value !== 'string') return false;
   let regex = globPatterns.get(pattern);
   if (regex === undefined) {
-    const source = pattern.replace(/\*\*|\*|\?|[.+^${}()|[\]\\]/g, (token) =>
-      token === '**' ? '.*' : token === '*' ? '[^/]*' : token === '?' ? '[^/]' : `\\${token}`,
-    );
+    const source = pattern.replace(/\*\*|\*|\?|[.+^${}()|[\]\\]/g, (token) => (token === '**' ? '.*' : token === '*' ? '[^/]*' : token === '?' ? '[^/]' : `\\${token}`));
     regex = new RegExp(`^${source}$`, 's');
     globPatterns.set(pattern, regex);
   }
@@ -425,13 +423,7 @@ function createMixShape(): Shape {
         return false;
       }
       const version = packVersion(client.version);
-      return (
-        client.name !== undefined &&
-        known.has(client.name) &&
-        version >= minimum &&
-        request.headers['x-tenant'] === 'acme' &&
-        request.endpoint.startsWith('/mcp/')
-      );
+      return client.name !== undefined && known.has(client.name) && version >= minimum && request.headers['x-tenant'] === 'acme' && request.endpoint.startsWith('/mcp/');
     },
     primitives,
     contexts,

@@ -23,14 +23,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { LogicEngine } from 'json-logic-engine';
 import { memoFor } from '../src/core/request-memo.js';
-import {
-  compilePolicy,
-  compilePredicate,
-  createRequestContext,
-  createVisibilityFilter,
-  type PrimitiveMetadata,
-  type RequestContext,
-} from '../src/index.js';
+import { compilePolicy, compilePredicate, createRequestContext, createVisibilityFilter, type PrimitiveMetadata, type RequestContext } from '../src/index.js';
 import {
   baselineOperators,
   createShape,
@@ -190,13 +183,23 @@ function checkAgreement(shape: Shape, impls: Implementations, samples: Samples):
     if (checkAll(samples.pairContexts[index]!, samples.pairPrimitives[index]!, samples.pairData[index], true)) allowed++;
     const first = samples.pairFirstContexts[index]!;
     samples.pairFirstMemos[index]!.forget();
-    expectSame('mcp-gate policy.evaluate (first decision)', impls.evaluate(first, samples.pairPrimitives[index]!), impls.hand(first, samples.pairPrimitives[index]!), first, samples.pairPrimitives[index]!);
+    expectSame(
+      'mcp-gate policy.evaluate (first decision)',
+      impls.evaluate(first, samples.pairPrimitives[index]!),
+      impls.hand(first, samples.pairPrimitives[index]!),
+      first,
+      samples.pairPrimitives[index]!,
+    );
   }
   shape.contexts.forEach((context, contextIndex) => {
     shape.primitives.forEach((primitive, index) => checkAll(context, primitive, samples.listData[contextIndex]![index], true));
     checkList('createVisibilityFilter (miss)', impls.cachedFilter.visible(context), context);
     const decide = impls.forContext(context);
-    checkList('policy.forContext', shape.primitives.filter((primitive) => decide(primitive)), context);
+    checkList(
+      'policy.forContext',
+      shape.primitives.filter((primitive) => decide(primitive)),
+      context,
+    );
   });
   for (const context of shape.contexts) checkList('createVisibilityFilter (hit)', impls.cachedFilter.visible(context), context);
   shape.uniqueContexts.forEach((context, contextIndex) => {
@@ -206,7 +209,11 @@ function checkAgreement(shape: Shape, impls: Implementations, samples: Samples):
     }
     checkList('createVisibilityFilter (unique)', impls.uniqueFilter.visible(samples.uniqueFilterContexts[contextIndex]!), context);
     const decide = impls.forContext(context);
-    checkList('policy.forContext (unique)', shape.primitives.filter((primitive) => decide(primitive)), context);
+    checkList(
+      'policy.forContext (unique)',
+      shape.primitives.filter((primitive) => decide(primitive)),
+      context,
+    );
   });
 
   // The unique scenario must really miss: distinct keys, more of them than the cache holds.
@@ -528,11 +535,12 @@ async function main(): Promise<void> {
     shapes: shapes.map((shape) => ({
       ...shape,
       ratios: Object.fromEntries(
-        scenarios.map((scenario) => [scenario, Object.fromEntries(
-          shape.cases
-            .filter((entry) => entry.scenario === scenario)
-            .map((entry) => [entry.implementation, ratiosFor(shape, scenario, entry.implementation)]),
-        )]),
+        scenarios.map((scenario) => [
+          scenario,
+          Object.fromEntries(
+            shape.cases.filter((entry) => entry.scenario === scenario).map((entry) => [entry.implementation, ratiosFor(shape, scenario, entry.implementation)]),
+          ),
+        ]),
       ),
     })),
     targets,

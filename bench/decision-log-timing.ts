@@ -64,7 +64,12 @@ try {
   const medians = Object.fromEntries(order.map((which) => [which, median(samples[which])])) as Record<CaseName, number>;
   const paired = (a: CaseName, b: CaseName) => median(samples[a].map((value, index) => value - samples[b][index]!));
   await new Promise((resolve) => setTimeout(resolve, 100));
-  const logged = logArgs.length === 0 ? 0 : readFileSync(logPath, 'utf8').split('\n').filter((line) => line.includes('"tools/call"')).length;
+  const logged =
+    logArgs.length === 0
+      ? 0
+      : readFileSync(logPath, 'utf8')
+          .split('\n')
+          .filter((line) => line.includes('"tools/call"')).length;
   const mode = logArgs.length === 0 ? 'without --decision-log' : 'with --decision-log';
   console.log(`decision-log timing, ${rounds} rounds, tools/call over 127.0.0.1 ${mode} (median µs per call)`);
   for (const which of order) console.log(`  ${which.padEnd(9)} ${names[which].padEnd(15)} ${medians[which].toFixed(1).padStart(8)} µs`);

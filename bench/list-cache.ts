@@ -12,9 +12,18 @@ import { createListCache } from '../src/core/policy/list-cache.js';
 import { collectGarbage } from './process-env.js';
 
 const toolCount = 1000;
-const sources: PrimitiveSource[] = Array.from({ length: toolCount }, (_, index) => ({ kind: 'tool', key: `t${index}`, name: `t${index}`, meta: { 'mcp-gate': { tags: index % 4 === 0 ? ['beta'] : [] } } }));
+const sources: PrimitiveSource[] = Array.from({ length: toolCount }, (_, index) => ({
+  kind: 'tool',
+  key: `t${index}`,
+  name: `t${index}`,
+  meta: { 'mcp-gate': { tags: index % 4 === 0 ? ['beta'] : [] } },
+}));
 const catalog: Catalog = buildCatalog(sources, { version: 1, annotations: new Map(), versionSeparator: '@' });
-const policy = compilePolicy({ version: 1, default: 'allow', rules: [{ id: 'beta', effect: 'deny', appliesTo: { tags: ['beta'] }, when: { '!==': [{ var: 'request.headers.x-beta' }, 'on'] } }] });
+const policy = compilePolicy({
+  version: 1,
+  default: 'allow',
+  rules: [{ id: 'beta', effect: 'deny', appliesTo: { tags: ['beta'] }, when: { '!==': [{ var: 'request.headers.x-beta' }, 'on'] } }],
+});
 const keyOf = policy.contextKeyFor(catalog.entries('tool').map((entry) => entry.metadata));
 
 let computed = 0;
@@ -86,10 +95,14 @@ for (const every of [2, 64, 125]) {
     held.lists = undefined;
     const heldMb = (withCache - heapBytes()) / 1024 / 1024;
     results.push({ gap: 8 * every, cache: name, recurringRequests: Math.ceil(requests / every), recurringComputed, heldMb: Number(heldMb.toFixed(2)) });
-    console.log(`  ${String(8 * every).padStart(29)}   ${name.padEnd(28)} ${`${recurringComputed} of ${Math.ceil(requests / every)}`.padStart(24)}   ${heldMb.toFixed(2).padStart(12)}`);
+    console.log(
+      `  ${String(8 * every).padStart(29)}   ${name.padEnd(28)} ${`${recurringComputed} of ${Math.ceil(requests / every)}`.padStart(24)}   ${heldMb.toFixed(2).padStart(12)}`,
+    );
   }
   const [before, now] = results.slice(-2) as [Record<string, number>, Record<string, number>];
-  console.log(`  ${''.padStart(29)}   now/before: recurring lists computed ${(now['recurringComputed']! / before['recurringComputed']!).toFixed(2)}x, heap held ${(now['heldMb']! / before['heldMb']!).toFixed(2)}x`);
+  console.log(
+    `  ${''.padStart(29)}   now/before: recurring lists computed ${(now['recurringComputed']! / before['recurringComputed']!).toFixed(2)}x, heap held ${(now['heldMb']! / before['heldMb']!).toFixed(2)}x`,
+  );
 }
 writeFileSync('bench/results/list-cache.json', `${JSON.stringify({ node: process.version, results }, null, 2)}\n`);
 console.log('wrote bench/results/list-cache.json');

@@ -45,8 +45,7 @@ function note(tally: Tally, problem: string): void {
 export async function runSession(base: URL, session: PlannedSession, tally: Tally): Promise<void> {
   let headers: Readonly<Record<string, string>> = session.caller.headers;
   // Per-request headers: the transport's fetch reads the ones of the request being sent.
-  const fetchWithHeaders: typeof fetch = (input, init) =>
-    fetch(input, { ...init, headers: { ...Object.fromEntries(new Headers(init?.headers).entries()), ...headers } });
+  const fetchWithHeaders: typeof fetch = (input, init) => fetch(input, { ...init, headers: { ...Object.fromEntries(new Headers(init?.headers).entries()), ...headers } });
   const url = new URL(session.caller.endpoint || base.pathname, base);
   const transport = new StreamableHTTPClientTransport(url, { fetch: fetchWithHeaders });
   const { name, version, capabilities } = session.caller.client;
@@ -78,16 +77,29 @@ export async function runSession(base: URL, session: PlannedSession, tally: Tall
 
 async function perform(client: Client, request: PlannedRequest, expected: ExpectedView): Promise<string | undefined> {
   const options = { timeout: requestTimeout };
-  const same = (got: readonly string[], want: readonly string[]) => (JSON.stringify(got) === JSON.stringify(want) ? undefined : `got ${JSON.stringify(got)}, want ${JSON.stringify(want)}`);
+  const same = (got: readonly string[], want: readonly string[]) =>
+    JSON.stringify(got) === JSON.stringify(want) ? undefined : `got ${JSON.stringify(got)}, want ${JSON.stringify(want)}`;
   switch (request.operation) {
     case 'tools/list':
-      return same((await client.listTools({}, options)).tools.map((tool) => tool.name), expected.tools);
+      return same(
+        (await client.listTools({}, options)).tools.map((tool) => tool.name),
+        expected.tools,
+      );
     case 'prompts/list':
-      return same((await client.listPrompts({}, options)).prompts.map((prompt) => prompt.name), expected.prompts);
+      return same(
+        (await client.listPrompts({}, options)).prompts.map((prompt) => prompt.name),
+        expected.prompts,
+      );
     case 'resources/list':
-      return same((await client.listResources({}, options)).resources.map((resource) => resource.uri), expected.resources);
+      return same(
+        (await client.listResources({}, options)).resources.map((resource) => resource.uri),
+        expected.resources,
+      );
     case 'resources/templates/list':
-      return same((await client.listResourceTemplates({}, options)).resourceTemplates.map((template) => template.name), expected.templates);
+      return same(
+        (await client.listResourceTemplates({}, options)).resourceTemplates.map((template) => template.name),
+        expected.templates,
+      );
     case 'tools/call': {
       const name = request.tool!;
       const result = await client.callTool({ name, arguments: toolArguments[name] ?? {} }, undefined, options);

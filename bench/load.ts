@@ -104,7 +104,11 @@ async function main(): Promise<void> {
     // Warm up both (JIT, schema caches), then measure in alternating rounds so drift hits both alike.
     const warmup = Math.max(100, Math.floor(totalRequests / 20));
     await runPhase(gatedHost, planSessions(warmup, seed - 1, gatedOracle), newTally());
-    await runPhase(ungatedHost, planSessions(warmup, seed - 1, () => everything), newTally());
+    await runPhase(
+      ungatedHost,
+      planSessions(warmup, seed - 1, () => everything),
+      newTally(),
+    );
     const heapStart = heapAfterGc();
     const gated = { tally: newTally(), ms: 0 };
     const ungated = { tally: newTally(), ms: 0 };
@@ -135,7 +139,9 @@ async function main(): Promise<void> {
     console.log(`gated:   ${results.gated.requestsPerSecond} requests/s, ${gated.tally.errors} errors, ${gated.tally.mismatches} answers unlike the policy`);
     console.log(`ungated: ${results.ungated.requestsPerSecond} requests/s, ${ungated.tally.errors} errors, ${ungated.tally.mismatches} answers unlike the SDK's registry`);
     console.log(`gated / ungated throughput: ${results.gatedOverUngated}`);
-    console.log(`heap after GC: ${results.heapMb.afterWarmup} MB after warm-up, ${results.heapMb.samples.join(' / ')} MB after each gated round (${uniqueValue} unique contexts)`);
+    console.log(
+      `heap after GC: ${results.heapMb.afterWarmup} MB after warm-up, ${results.heapMb.samples.join(' / ')} MB after each gated round (${uniqueValue} unique contexts)`,
+    );
     for (const problem of [...gated.tally.problems, ...ungated.tally.problems]) console.log(`  problem: ${problem}`);
     writeFileSync(new URL('./results/load.json', import.meta.url), `${JSON.stringify(results, null, 2)}\n`);
     const failed = gated.tally.errors + gated.tally.mismatches + ungated.tally.errors + ungated.tally.mismatches > 0 || heapGrowth > heapGrowthLimitMb;

@@ -141,7 +141,15 @@ console.log(
   `  server handler: A/A = ${ratios.handlerAA.toFixed(3)}x, otel/plain = ${ratios.handlerOtel.toFixed(3)}x (+${formatNs(p50('handler.otel') - p50('handler.plain'))}), of which the gate's event (an empty listener) ${ratios.handlerListener.toFixed(3)}x`,
 );
 console.log(`  client round trip over InMemoryTransport: A/A = ${ratios.clientAA.toFixed(3)}x, otel/plain = ${ratios.clientOtel.toFixed(3)}x (target <= 1.05x)`);
-console.log(`  the same with the deferred recording timed (+turn): otel/plain = ${ratios.clientOtelWithRecording.toFixed(3)}x (+${formatNs(p50('client.otel+turn') - p50('client.plain+turn'))} per call)`);
-writeResults('otel-call.json', { bench: 'otel-call', node: process.version, policyRevision: policy.revision, results: [...handlerResults, ...clientResults, ...totalResults], ratios });
+console.log(
+  `  the same with the deferred recording timed (+turn): otel/plain = ${ratios.clientOtelWithRecording.toFixed(3)}x (+${formatNs(p50('client.otel+turn') - p50('client.plain+turn'))} per call)`,
+);
+writeResults('otel-call.json', {
+  bench: 'otel-call',
+  node: process.version,
+  policyRevision: policy.revision,
+  results: [...handlerResults, ...clientResults, ...totalResults],
+  ratios,
+});
 await Promise.all(Object.values(clients).map((client) => client.close()));
 await Promise.all([tracerProvider.shutdown(), meterProvider.shutdown()]);

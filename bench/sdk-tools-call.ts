@@ -2,7 +2,18 @@
 // the SDK's own handler) against the ungated SDK. Run: npx tsx bench/sdk-tools-call.ts
 
 import { CallToolResultSchema } from '@modelcontextprotocol/sdk/types.js';
-import { assertSameJson, benchPolicy, connectClient, createBenchServer, createExtra, createHttpExtra, formatNs, measureAsync, storedHandler, writeResults } from './sdk-harness.js';
+import {
+  assertSameJson,
+  benchPolicy,
+  connectClient,
+  createBenchServer,
+  createExtra,
+  createHttpExtra,
+  formatNs,
+  measureAsync,
+  storedHandler,
+  writeResults,
+} from './sdk-harness.js';
 
 const ungated = createBenchServer(false);
 const gated = createBenchServer(true);

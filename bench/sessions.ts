@@ -69,7 +69,9 @@ try {
     // The cost of one session, from the fill-up to the bound, before any eviction.
     if (perSessionKb === undefined && host.evictedCount === 0) perSessionKb = ((mb - baseMb) * 1024) / host.sessionCount;
     const rss = process.memoryUsage().rss / 1024 / 1024;
-    console.log(`  ${String(opened).padStart(15)} ${String(host.sessionCount).padStart(6)} ${String(host.evictedCount).padStart(9)} ${mb.toFixed(1).padStart(9)} ${rss.toFixed(1).padStart(8)}`);
+    console.log(
+      `  ${String(opened).padStart(15)} ${String(host.sessionCount).padStart(6)} ${String(host.evictedCount).padStart(9)} ${mb.toFixed(1).padStart(9)} ${rss.toFixed(1).padStart(8)}`,
+    );
   }
   if (perSessionKb !== undefined) console.log(`  cost per open session (heap after GC, before eviction): ${perSessionKb.toFixed(0)} kB`);
   console.log(`  peak heap after GC ${peakMb.toFixed(1)} MB; bound ${bound.toFixed(1)} MB: ${peakMb <= bound ? 'held' : 'EXCEEDED'}`);

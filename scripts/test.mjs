@@ -15,7 +15,7 @@ function run(bin, args, stdio) {
   const child = spawn(process.execPath, [bin, ...args], { stdio });
   const exited = new Promise((resolve, reject) => {
     child.once('error', reject);
-    child.once('exit', (code, signal) => resolve(signal === null ? code ?? 1 : 1));
+    child.once('exit', (code, signal) => resolve(signal === null ? (code ?? 1) : 1));
   });
   return { child, exited };
 }
@@ -44,8 +44,17 @@ if (holdSummary) {
     partialLine = lines.pop();
     const summary = lines.findIndex((line) => /\bTest Files\b/.test(line));
     if (summary === -1) return void process.stdout.write(lines.map((line) => `${line}\n`).join(''));
-    process.stdout.write(lines.slice(0, summary).map((line) => `${line}\n`).join(''));
-    held = lines.slice(summary).map((line) => `${line}\n`).join('') + partialLine;
+    process.stdout.write(
+      lines
+        .slice(0, summary)
+        .map((line) => `${line}\n`)
+        .join(''),
+    );
+    held =
+      lines
+        .slice(summary)
+        .map((line) => `${line}\n`)
+        .join('') + partialLine;
     partialLine = '';
   });
 }

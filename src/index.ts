@@ -10,15 +10,7 @@ export { compilePolicy } from './core/policy/compile-policy.js';
 export type { CompilePolicyOptions } from './core/policy/compile-policy.js';
 export { createPolicyJsonSchema, policyDocumentSchema, toPolicyIssues } from './core/policy/schema.js';
 export type { PolicyDocument, PolicyRule } from './core/policy/schema.js';
-export type {
-  Decision,
-  DecisionReason,
-  Effect,
-  EvaluationErrorHandler,
-  Policy,
-  PolicyRuleSummary,
-  UnmetRequirement,
-} from './core/policy/types.js';
+export type { Decision, DecisionReason, Effect, EvaluationErrorHandler, Policy, PolicyRuleSummary, UnmetRequirement } from './core/policy/types.js';
 export { createVisibilityFilter } from './core/policy/visibility-filter.js';
 export type { VisibilityFilter, VisibilityFilterOptions } from './core/policy/visibility-filter.js';
 export {
@@ -29,19 +21,6 @@ export {
   primitiveMetadataSchema,
   requestContextSchema,
 } from './core/context.js';
-export type {
-  PrimitiveAnnotation,
-  PrimitiveKind,
-  PrimitiveMetadata,
-  RequestContext,
-  RequestContextInput,
-} from './core/context.js';
-export {
-  MetadataError,
-  PolicyCompileError,
-  PolicyError,
-  PolicyEvaluationError,
-  PolicyOptionError,
-  RequestContextError,
-} from './core/errors.js';
+export type { PrimitiveAnnotation, PrimitiveKind, PrimitiveMetadata, RequestContext, RequestContextInput } from './core/context.js';
+export { MetadataError, PolicyCompileError, PolicyError, PolicyEvaluationError, PolicyOptionError, RequestContextError } from './core/errors.js';
 export type { PolicyIssue, PolicyIssueCode, PolicyIssueSeverity } from './core/errors.js';

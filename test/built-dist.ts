@@ -15,9 +15,13 @@ const tsc = join(repositoryRoot, 'node_modules', 'typescript', 'bin', 'tsc');
 /** `npm run build` without its type check (`--noCheck`, half the CPU time): the sources are type-checked by `npm test`'s tsc, and the full build by test/package/pack.test.ts (prepack). */
 function buildDist(): Promise<string> {
   return new Promise((resolve) => {
-    execFile(process.execPath, [tsc, '-p', join(repositoryRoot, 'tsconfig.build.json'), '--noCheck'], { cwd: repositoryRoot, timeout: 120_000, encoding: 'utf8' }, (error, stdout, stderr) =>
-      // A failure that printed nothing (killed, not started) must not read as success.
-      resolve(stdout + stderr || (error ? String(error) : '')),
+    execFile(
+      process.execPath,
+      [tsc, '-p', join(repositoryRoot, 'tsconfig.build.json'), '--noCheck'],
+      { cwd: repositoryRoot, timeout: 120_000, encoding: 'utf8' },
+      (error, stdout, stderr) =>
+        // A failure that printed nothing (killed, not started) must not read as success.
+        resolve(stdout + stderr || (error ? String(error) : '')),
     );
   });
 }

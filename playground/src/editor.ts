@@ -50,7 +50,9 @@ export function diagnose(text: string, compile: (text: string) => Compiled): Dia
     return [{ from: at, to: Math.min(at + 1, text.length), severity: 'error', message: `invalid JSON: ${compiled.syntaxError.message}` }];
   }
   const ranges = locateJsonPaths(text);
-  const issues = compiled.ok ? compiled.warnings.map((issue) => ({ ...issue, severity: 'warning' as const })) : compiled.issues.map((issue) => ({ ...issue, severity: 'error' as const }));
+  const issues = compiled.ok
+    ? compiled.warnings.map((issue) => ({ ...issue, severity: 'warning' as const }))
+    : compiled.issues.map((issue) => ({ ...issue, severity: 'error' as const }));
   return issues.map((issue) => {
     const { from, to } = rangeOfIssue(ranges, issue);
     return { from, to: Math.min(to, text.length), severity: issue.severity, message: `${issue.path === '' ? '' : `${issue.path}: `}${issue.message}`, source: 'mcp-gate' };
@@ -97,7 +99,7 @@ function completePolicy(context: CompletionContext): CompletionResult | null {
   // A key being typed belongs to the object around its Property; a value to its own Property.
   const isKey = node.name === 'PropertyName' || (node.name === 'String' && node.parent?.name === 'Object');
   const property = node.name === 'PropertyName' ? node.parent?.parent : node.parent;
-  const keys = keyPath(isKey ? property ?? null : node, text);
+  const keys = keyPath(isKey ? (property ?? null) : node, text);
   const last = keys[keys.length - 1];
   let options: string[];
   if (isKey) {

@@ -84,7 +84,10 @@ export function rangeOfPath(ranges: ReadonlyMap<string, JsonRange>, path: string
  * Where the editor draws an issue: an unknown operator on its key, an unknown document key
  * (reported on its object, `Unrecognized key: "group"`) on that key, anything else on the value.
  */
-export function rangeOfIssue(ranges: ReadonlyMap<string, JsonRange>, issue: { readonly code: string; readonly path: string; readonly message: string }): { from: number; to: number } {
+export function rangeOfIssue(
+  ranges: ReadonlyMap<string, JsonRange>,
+  issue: { readonly code: string; readonly path: string; readonly message: string },
+): { from: number; to: number } {
   const unknownKey = /^Unrecognized keys?: ("(?:[^"\\]|\\.)*")/.exec(issue.message)?.[1];
   const keyRange = unknownKey === undefined ? undefined : ranges.get(joinPath(issue.path, JSON.parse(unknownKey) as string));
   const range = keyRange ?? rangeOfPath(ranges, issue.path);

@@ -160,7 +160,12 @@ async function start(): Promise<void> {
     computeCoverage(thisUpdate, data, compiled);
     scheduleShare();
     requestAnimationFrame(() => {
-      const timing: UpdateTiming = { cells: rows.length * columns.length, evaluateMs: evaluated - started, renderMs: rendered - evaluated, totalMs: performance.now() - started };
+      const timing: UpdateTiming = {
+        cells: rows.length * columns.length,
+        evaluateMs: evaluated - started,
+        renderMs: rendered - evaluated,
+        totalMs: performance.now() - started,
+      };
       updates++;
       window.mcpGatePlayground!.lastUpdate = timing;
       window.mcpGatePlayground!.updates = updates;
@@ -172,7 +177,10 @@ async function start(): Promise<void> {
 
   function renderDiff(diff: ReturnType<typeof diffVisibility>): string {
     if (diff.gained === 0 && diff.lost === 0) return 'Same as the baseline: no cell changes.';
-    const primitiveLines = diff.byPrimitive.map(({ row, gained, lost }) => `${describePrimitive(rows[row]!)}: ${gained > 0 ? `+${gained} contexts` : ''}${gained > 0 && lost > 0 ? ', ' : ''}${lost > 0 ? `−${lost} contexts` : ''}`);
+    const primitiveLines = diff.byPrimitive.map(
+      ({ row, gained, lost }) =>
+        `${describePrimitive(rows[row]!)}: ${gained > 0 ? `+${gained} contexts` : ''}${gained > 0 && lost > 0 ? ', ' : ''}${lost > 0 ? `−${lost} contexts` : ''}`,
+    );
     const gainers = diff.byProfile.filter((entry) => entry.gained > 0).length;
     const losers = diff.byProfile.filter((entry) => entry.lost > 0).length;
     return [
@@ -245,10 +253,21 @@ async function start(): Promise<void> {
         }),
       );
     };
-    chips('header-sets', state.headerSets, (set) => describeHeaders(set.headers), (index) => changeAxes({ headerSets: state.headerSets.filter((_, at) => at !== index) }));
-    chips('endpoints', state.endpoints, (endpoint) => endpoint, (index) => changeAxes({ endpoints: state.endpoints.filter((_, at) => at !== index) }));
+    chips(
+      'header-sets',
+      state.headerSets,
+      (set) => describeHeaders(set.headers),
+      (index) => changeAxes({ headerSets: state.headerSets.filter((_, at) => at !== index) }),
+    );
+    chips(
+      'endpoints',
+      state.endpoints,
+      (endpoint) => endpoint,
+      (index) => changeAxes({ endpoints: state.endpoints.filter((_, at) => at !== index) }),
+    );
     chips('scope-sets', state.scopeSets, describeScopes, (index) => changeAxes({ scopeSets: state.scopeSets.filter((_, at) => at !== index) }));
-    byId('axes-summary').textContent = `${clientProfiles.length} client profiles × ${state.headerSets.length} header sets × ${state.endpoints.length} endpoints × ${state.scopeSets.length} scope sets = ${columns.length} contexts; ${rows.length} primitives.`;
+    byId('axes-summary').textContent =
+      `${clientProfiles.length} client profiles × ${state.headerSets.length} header sets × ${state.endpoints.length} endpoints × ${state.scopeSets.length} scope sets = ${columns.length} contexts; ${rows.length} primitives.`;
   }
 
   function changeAxes(change: Partial<PlaygroundState>): void {
@@ -281,7 +300,9 @@ async function start(): Promise<void> {
     }
     return { headerSets: [...state.headerSets, { headers }] };
   });
-  onSubmit('add-endpoint', (value) => (value === '' || value.startsWith('/') ? { endpoints: [...state.endpoints, value] } : `an endpoint is a URL path starting with "/" (or empty for stdio)`));
+  onSubmit('add-endpoint', (value) =>
+    value === '' || value.startsWith('/') ? { endpoints: [...state.endpoints, value] } : `an endpoint is a URL path starting with "/" (or empty for stdio)`,
+  );
   onSubmit('add-scopes', (value) => ({ scopeSets: [...state.scopeSets, value.split(/[\s,]+/).filter((scope) => scope !== '')] }));
 
   const manifestInput = byId<HTMLTextAreaElement>('manifest');

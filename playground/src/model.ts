@@ -87,7 +87,10 @@ export function buildColumns(state: Pick<PlaygroundState, 'headerSets' | 'endpoi
 /** As src/cli/manifest.ts's toMetadata, which the page cannot import (its module reads files). */
 export function toMetadata(primitive: ManifestPrimitive): PrimitiveMetadata {
   const { kind, name, uri, uriTemplate, ...annotation } = primitive;
-  return createPrimitiveMetadata(kind, name, annotation as PrimitiveAnnotation, { ...(uri === undefined ? {} : { uri }), ...(uriTemplate === undefined ? {} : { uriTemplate }) });
+  return createPrimitiveMetadata(kind, name, annotation as PrimitiveAnnotation, {
+    ...(uri === undefined ? {} : { uri }),
+    ...(uriTemplate === undefined ? {} : { uriTemplate }),
+  });
 }
 
 export type Compiled =

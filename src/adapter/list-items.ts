@@ -34,7 +34,11 @@ export function itemsByKey(items: readonly ListItem[]): ReadonlyMap<string, List
  * The items of the visible entries, in their order, as the client sees them. Entries the SDK did
  * not list (disabled ones) stay out; every SDK item left over was withheld by the policy.
  */
-export function visibleItems(visible: readonly CatalogEntry[], sdkItems: ReadonlyMap<string, ListItem>, exposeRequirements: boolean): { items: ListItem[]; counts: ListCounts } {
+export function visibleItems(
+  visible: readonly CatalogEntry[],
+  sdkItems: ReadonlyMap<string, ListItem>,
+  exposeRequirements: boolean,
+): { items: ListItem[]; counts: ListCounts } {
   const items = visible.flatMap((entry) => {
     const item = sdkItems.get(entry.key);
     return item ? [toPublicItem(item, entry, exposeRequirements)] : [];

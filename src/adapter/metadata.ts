@@ -41,9 +41,7 @@ export function validateMetadataOption(option: unknown): ReadonlyMap<string, Pri
     const kind = separator > 0 ? kindsByPrefix.get(key.slice(0, separator)) : undefined;
     const path = joinPath('metadata', key);
     if (kind === undefined || separator === key.length - 1) {
-      throw new MetadataError(JSON.stringify(key), [
-        { code: 'invalid_metadata', path, message: 'key must be "tool:NAME", "prompt:NAME", "resource:URI" or "template:NAME"' },
-      ]);
+      throw new MetadataError(JSON.stringify(key), [{ code: 'invalid_metadata', path, message: 'key must be "tool:NAME", "prompt:NAME", "resource:URI" or "template:NAME"' }]);
     }
     annotations.set(key, parseAnnotation(value, describePrimitive(kind, key.slice(separator + 1)), path));
   }

@@ -149,7 +149,7 @@ export function checkServerInternals(server: object, supported: SupportedSdk, me
 
 /** The protocol's method → handler map of a server `checkServerInternals` accepted. */
 export function handlerMapOf<Handler>(server: object): Map<string, Handler> {
-  return ((server as { server?: { _requestHandlers?: unknown } }).server?._requestHandlers) as Map<string, Handler>;
+  return (server as { server?: { _requestHandlers?: unknown } }).server?._requestHandlers as Map<string, Handler>;
 }
 
 /** The low-level Server's notifiers (the same in both SDKs). */

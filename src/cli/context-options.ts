@@ -92,7 +92,13 @@ export function readContextOptions(args: ParsedArgs, command: string): ContextOp
   if (clientId !== undefined) auth.clientId = clientId;
   const claims = args.string('claims');
   if (claims !== undefined) auth.claims = parseObjectOption(claims, '--claims', '{"org": "acme"}', command);
-  return { context, contextGiven: contextText !== undefined, overrides: { client, auth }, contextHeaders: lowerCaseHeaders(context), headers: parseHeaders(args.strings('header'), command) };
+  return {
+    context,
+    contextGiven: contextText !== undefined,
+    overrides: { client, auth },
+    contextHeaders: lowerCaseHeaders(context),
+    headers: parseHeaders(args.strings('header'), command),
+  };
 }
 
 function lowerCaseHeaders(context: RequestContextInput): Record<string, string> {
@@ -174,7 +180,6 @@ export function profileChoice(name: string, command: string): ClientChoice {
   }
   return { label: describeProfile(profile), profile, input: profileContext(profile) };
 }
-
 
 /** A full context input: the client's part, then the request's headers, endpoint and (unless `--context` fixed one) method. */
 export function withRequest(client: RequestContextInput, headers: Record<string, string>, endpoint: string, method: string): RequestContextInput {

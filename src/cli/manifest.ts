@@ -104,14 +104,16 @@ export async function loadPrimitives(io: CliIo, args: ParsedArgs, command: strin
   if (upstream !== undefined && (manifest !== undefined || server !== undefined)) {
     throw new UsageError(`${command}: pass one source of primitives: --manifest, --server or --upstream-cmd/--upstream-url`);
   }
-  if (args.string('overlay') !== undefined && upstream === undefined) throw new UsageError(`${command}: --overlay annotates an upstream's primitives; pass --upstream-cmd or --upstream-url too`);
+  if (args.string('overlay') !== undefined && upstream === undefined)
+    throw new UsageError(`${command}: --overlay annotates an upstream's primitives; pass --upstream-cmd or --upstream-url too`);
   if (server !== undefined || upstream !== undefined) {
     const read = await readManifestSource(io, args, command);
     for (const warning of read.warnings) writeLines(io.stderr, warning);
     return [...read.primitives];
   }
   if (args.string('export') !== undefined) throw new UsageError(`${command}: --export names an export of --server MODULE; pass --server too`);
-  if (manifest === undefined) throw new UsageError(`${command}: missing --manifest FILE, --server MODULE or --upstream-cmd "CMD ARGS" / --upstream-url URL; see "${command} --help"`);
+  if (manifest === undefined)
+    throw new UsageError(`${command}: missing --manifest FILE, --server MODULE or --upstream-cmd "CMD ARGS" / --upstream-url URL; see "${command} --help"`);
   return loadManifest(io, manifest);
 }
 

@@ -41,7 +41,8 @@ export async function startServeTelemetry(needer: string, env: Env, next: ((even
   const metricsProtocol = otlpProtocol(env, 'METRICS', needer);
   const intervalText = env['OTEL_METRIC_EXPORT_INTERVAL'];
   const metricIntervalMs = intervalText === undefined ? defaultMetricIntervalMs : Number(intervalText);
-  if (!(Number.isInteger(metricIntervalMs) && metricIntervalMs > 0)) throw new InputError(`${needer}: OTEL_METRIC_EXPORT_INTERVAL must be a positive number of milliseconds, got "${intervalText}"`);
+  if (!(Number.isInteger(metricIntervalMs) && metricIntervalMs > 0))
+    throw new InputError(`${needer}: OTEL_METRIC_EXPORT_INTERVAL must be a positive number of milliseconds, got "${intervalText}"`);
 
   const [api, traceSdk, metricsSdk, resources, traceExporters, metricExporters, otel] = await loadPeers(needer, [
     ['@opentelemetry/api', () => import('@opentelemetry/api')],
@@ -99,7 +100,10 @@ async function loadPeers<T extends readonly (readonly [OptionalPeer, () => Promi
   if (missing.size > 0) {
     const names = [...missing];
     const install = names.map((peer) => `"${peer}@${optionalPeers[peer].range}"`).join(' ');
-    throw new MissingPeerError(names[0]!, `${needer} --otel: needs ${names.join(', ')}, which ${names.length === 1 ? 'is' : 'are'} not installed; install with: npm install ${install}`);
+    throw new MissingPeerError(
+      names[0]!,
+      `${needer} --otel: needs ${names.join(', ')}, which ${names.length === 1 ? 'is' : 'are'} not installed; install with: npm install ${install}`,
+    );
   }
   return settled.map((result) => (result as PromiseFulfilledResult<unknown>).value) as Loaded<T>;
 }

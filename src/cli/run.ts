@@ -90,7 +90,11 @@ export async function run(argv: readonly string[], io: CliIo): Promise<number> {
 }
 
 function unknownCommand(name: string): UsageError {
-  const [suggestion] = closeMatches(name, commandEntries.map((command) => command.name), 1);
+  const [suggestion] = closeMatches(
+    name,
+    commandEntries.map((command) => command.name),
+    1,
+  );
   const hint = suggestion ? ` (did you mean "${suggestion}"?)` : '';
   return new UsageError(`mcp-gate: unknown command "${name}"${hint}; see "mcp-gate --help"`);
 }

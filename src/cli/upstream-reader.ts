@@ -37,7 +37,12 @@ async function read(client: Client, spec: UpstreamSpec, overlay: Overlay, option
   await client.connect(openUpstreamTransport(spec, { cwd: options.cwd }), { timeout: options.timeoutMs });
   const snapshot = await fetchSnapshot(client, 0, overlay, defaultVersionSeparator, { timeoutMs: options.timeoutMs });
   const { catalog } = snapshot;
-  const primitives = kinds.flatMap((kind) => catalog.entries(kind).filter((entry) => entry.metadataError === undefined).map((entry) => entry.metadata));
+  const primitives = kinds.flatMap((kind) =>
+    catalog
+      .entries(kind)
+      .filter((entry) => entry.metadataError === undefined)
+      .map((entry) => entry.metadata),
+  );
   const invalid = catalog.errors.map((error) => error.message);
   const info = client.getServerVersion();
   return {

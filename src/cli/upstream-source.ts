@@ -28,7 +28,8 @@ export function readUpstreamSpec(args: ParsedArgs, command: string): UpstreamSpe
   }
   if (urlText === undefined) return undefined;
   const url = URL.canParse(urlText) ? new URL(urlText) : undefined;
-  if (url === undefined || (url.protocol !== 'http:' && url.protocol !== 'https:')) throw new UsageError(`${command}: --upstream-url must be an http: or https: URL, got "${urlText}"`);
+  if (url === undefined || (url.protocol !== 'http:' && url.protocol !== 'https:'))
+    throw new UsageError(`${command}: --upstream-url must be an http: or https: URL, got "${urlText}"`);
   return { kind: 'url', url };
 }
 

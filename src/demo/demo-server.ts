@@ -23,7 +23,12 @@ export function createDemoServer(): McpServer {
   );
   server.registerTool(
     'search__2.0.0',
-    { title: 'search v2', description: 'Search the docs with ranking (v2 rollout).', inputSchema: { query: z.string(), limit: z.number().int().optional() }, _meta: gated({ version: '2.0.0', groups: ['rollout'] }) },
+    {
+      title: 'search v2',
+      description: 'Search the docs with ranking (v2 rollout).',
+      inputSchema: { query: z.string(), limit: z.number().int().optional() },
+      _meta: gated({ version: '2.0.0', groups: ['rollout'] }),
+    },
     async ({ query, limit }) => text(`v2 results for "${query}" (limit ${limit ?? 10})`),
   );
   server.registerTool(
@@ -31,14 +36,14 @@ export function createDemoServer(): McpServer {
     { description: 'Deploy a preview environment (canary).', inputSchema: { branch: z.string() }, _meta: gated({ groups: ['canary'] }) },
     async ({ branch }) => text(`preview of ${branch} deployed`),
   );
-  server.registerTool(
-    'insights',
-    { description: 'Usage insights (beta).', _meta: gated({ groups: ['beta'], tags: ['read-only'] }) },
-    async () => text('42 calls today'),
-  );
+  server.registerTool('insights', { description: 'Usage insights (beta).', _meta: gated({ groups: ['beta'], tags: ['read-only'] }) }, async () => text('42 calls today'));
   server.registerTool(
     'summarize',
-    { description: 'Summarize a text with the client’s model (needs sampling).', inputSchema: { text: z.string() }, _meta: gated({ requires: { capabilities: ['sampling'] } }) },
+    {
+      description: 'Summarize a text with the client’s model (needs sampling).',
+      inputSchema: { text: z.string() },
+      _meta: gated({ requires: { capabilities: ['sampling'] } }),
+    },
     async ({ text: input }) => {
       const reply = await server.server.createMessage({ messages: [{ role: 'user', content: { type: 'text', text: `Summarize:\n${input}` } }], maxTokens: 200 });
       return text(reply.content.type === 'text' ? reply.content.text : '(non-text summary)');
@@ -46,21 +51,21 @@ export function createDemoServer(): McpServer {
   );
   server.registerTool(
     'confirm_action',
-    { description: 'Ask the user to confirm an action (needs elicitation).', inputSchema: { action: z.string() }, _meta: gated({ requires: { capabilities: ['elicitation'] } }) },
+    {
+      description: 'Ask the user to confirm an action (needs elicitation).',
+      inputSchema: { action: z.string() },
+      _meta: gated({ requires: { capabilities: ['elicitation'] } }),
+    },
     async ({ action }) => {
       const answer = await server.server.elicitInput({ message: `Confirm: ${action}?`, requestedSchema: { type: 'object', properties: { confirm: { type: 'boolean' } } } });
       return text(answer.action === 'accept' && answer.content?.['confirm'] === true ? `${action}: confirmed` : `${action}: not confirmed`);
     },
   );
-  server.registerTool(
-    'admin_users',
-    { description: 'List users (admin endpoint only).', _meta: gated({ groups: ['admin'], endpoints: ['/mcp/admin'] }) },
-    async () => text('alice, bob'),
+  server.registerTool('admin_users', { description: 'List users (admin endpoint only).', _meta: gated({ groups: ['admin'], endpoints: ['/mcp/admin'] }) }, async () =>
+    text('alice, bob'),
   );
-  server.registerTool(
-    'admin_flush_cache',
-    { description: 'Flush caches (admin endpoint only).', _meta: gated({ groups: ['admin'], endpoints: ['/mcp/admin'] }) },
-    async () => text('cache flushed'),
+  server.registerTool('admin_flush_cache', { description: 'Flush caches (admin endpoint only).', _meta: gated({ groups: ['admin'], endpoints: ['/mcp/admin'] }) }, async () =>
+    text('cache flushed'),
   );
 
   server.registerPrompt('code_review', { description: 'Review a change.', argsSchema: { diff: z.string() } }, ({ diff }) => ({

@@ -34,14 +34,19 @@ async function main(): Promise<void> {
     caller('Claude Code on /mcp/admin', 'claude-code', { path: '/mcp/admin' }),
   ];
   console.log(`mcp-gate demo: policy ${policy.revision} serving ${host.url.href} (and ${host.url.href}/admin)\n`);
-  console.log('Who sees what (real SDK clients with each product\'s declared capabilities):\n');
+  console.log("Who sees what (real SDK clients with each product's declared capabilities):\n");
   console.log(formatViews(await listAsCallers(host.url, callers)));
-  console.log(`\nConnect the MCP Inspector: npx @modelcontextprotocol/inspector@2.12.0 (a pinned version: on Node 20 plain npx picks 0.15.0, see README), transport "Streamable HTTP", URL ${host.url.href}`);
+  console.log(
+    `\nConnect the MCP Inspector: npx @modelcontextprotocol/inspector@2.12.0 (a pinned version: on Node 20 plain npx picks 0.15.0, see README), transport "Streamable HTTP", URL ${host.url.href}`,
+  );
   console.log('Add header x-canary: 1 or x-tool-version: 2 in its configuration to see the view change. Ctrl-C to stop.');
 
   const stop = () => {
     console.log('\nstopping…');
-    host.close().then(() => process.exit(0), () => process.exit(1));
+    host.close().then(
+      () => process.exit(0),
+      () => process.exit(1),
+    );
   };
   process.once('SIGINT', stop);
   process.once('SIGTERM', stop);

@@ -30,12 +30,7 @@ export async function listAsCallers(baseUrl: URL, callers: readonly Caller[]): P
     const client = new Client({ name: caller.clientName, version: '1.0.0' }, { capabilities: caller.capabilities as ClientCapabilities });
     await client.connect(transport);
     try {
-      const [tools, prompts, resources, templates] = await Promise.all([
-        client.listTools(),
-        client.listPrompts(),
-        client.listResources(),
-        client.listResourceTemplates(),
-      ]);
+      const [tools, prompts, resources, templates] = await Promise.all([client.listTools(), client.listPrompts(), client.listResources(), client.listResourceTemplates()]);
       views.push({
         caller,
         // Titles tell the versions of one public tool apart (`search v1` / `search v2`).
@@ -55,6 +50,10 @@ export function formatViews(views: readonly CallerView[]): string {
   const header = ['caller', 'tools', 'prompts', 'resources'];
   const rows = views.map((view) => [view.caller.label, view.tools.join(', '), view.prompts.join(', '), view.resources.join(', ')]);
   const widths = header.map((title, column) => Math.max(title.length, ...rows.map((row) => row[column]!.length)));
-  const line = (cells: string[]) => cells.map((cell, column) => cell.padEnd(widths[column]!)).join('  ').trimEnd();
+  const line = (cells: string[]) =>
+    cells
+      .map((cell, column) => cell.padEnd(widths[column]!))
+      .join('  ')
+      .trimEnd();
   return [line(header), line(widths.map((width) => '-'.repeat(width))), ...rows.map(line)].join('\n');
 }

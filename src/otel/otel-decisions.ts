@@ -1,4 +1,18 @@
-import { context, diag, metrics, SpanKind, SpanStatusCode, trace, type Attributes, type Context, type Counter, type Histogram, type MeterProvider, type Span, type TracerProvider } from '@opentelemetry/api';
+import {
+  context,
+  diag,
+  metrics,
+  SpanKind,
+  SpanStatusCode,
+  trace,
+  type Attributes,
+  type Context,
+  type Counter,
+  type Histogram,
+  type MeterProvider,
+  type Span,
+  type TracerProvider,
+} from '@opentelemetry/api';
 import { withContextReads, type DecisionEvent } from '../adapter/decision-events.js';
 import { PolicyOptionError } from '../core/errors.js';
 import { isCredentialHeader } from '../serve/decision-log.js';

@@ -57,8 +57,9 @@ function frozenProfile(profile: ClientProfile): ClientProfile {
 
 /** Every profile, ordered by id (case-insensitive) so listings and diffs are stable. */
 export const clientProfiles: readonly ClientProfile[] = Object.freeze(
-  [...Object.entries(mcpClients).map(([id, record]) => toProfile(id, record)), ...capturedProfiles.map(frozenProfile)]
-    .sort((left, right) => (left.id.toLowerCase() < right.id.toLowerCase() ? -1 : left.id.toLowerCase() > right.id.toLowerCase() ? 1 : 0)),
+  [...Object.entries(mcpClients).map(([id, record]) => toProfile(id, record)), ...capturedProfiles.map(frozenProfile)].sort((left, right) =>
+    left.id.toLowerCase() < right.id.toLowerCase() ? -1 : left.id.toLowerCase() > right.id.toLowerCase() ? 1 : 0,
+  ),
 );
 
 // Names people type that match neither an id nor a title.

@@ -1,9 +1,4 @@
-import {
-  ListPromptsRequestSchema,
-  ListResourcesRequestSchema,
-  ListResourceTemplatesRequestSchema,
-  ListToolsRequestSchema,
-} from '@modelcontextprotocol/sdk/types.js';
+import { ListPromptsRequestSchema, ListResourcesRequestSchema, ListResourceTemplatesRequestSchema, ListToolsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import type { PrimitiveKind } from '../core/context.js';
 import type { CatalogEntry } from '../adapter/catalog.js';
 import type { GatedRequest, JsonRpcRequest } from '../adapter/gated-request.js';

@@ -1,10 +1,4 @@
-import type {
-  McpServer,
-  RegisteredPrompt,
-  RegisteredResource,
-  RegisteredResourceTemplate,
-  RegisteredTool,
-} from '@modelcontextprotocol/sdk/server/mcp.js';
+import type { McpServer, RegisteredPrompt, RegisteredResource, RegisteredResourceTemplate, RegisteredTool } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/protocol.js';
 import type { ServerNotification, ServerRequest } from '@modelcontextprotocol/sdk/types.js';
 import type { PrimitiveSource } from '../adapter/catalog.js';

@@ -87,14 +87,17 @@ export async function startHttpHost<S extends HostedServer = McpServer>(options:
   const idleTimeout = options.sessionIdleTimeoutMs ?? defaultSessionIdleTimeoutMs;
   const sweeper =
     idleTimeout > 0 && !options.stateless
-      ? setInterval(() => {
-          const cutoff = Date.now() - idleTimeout;
-          for (const [id, session] of sessions) {
-            if (session.lastSeen >= cutoff) break; // the rest were seen later
-            sessions.delete(id);
-            closeQuietly(session);
-          }
-        }, Math.min(idleTimeout, 60_000)).unref()
+      ? setInterval(
+          () => {
+            const cutoff = Date.now() - idleTimeout;
+            for (const [id, session] of sessions) {
+              if (session.lastSeen >= cutoff) break; // the rest were seen later
+              sessions.delete(id);
+              closeQuietly(session);
+            }
+          },
+          Math.min(idleTimeout, 60_000),
+        ).unref()
       : undefined;
   const openServers = new Set<HostedServer>();
 

@@ -28,8 +28,24 @@ const rfc9110Token = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
 const permittedTypes = new Set(['string', 'integer', 'boolean']);
 /** Positions an `x-mcp-header` may not sit under; one found there invalidates the whole schema. */
 const unreachableKeywords = [
-  'items', 'prefixItems', 'contains', 'additionalProperties', 'unevaluatedProperties', 'unevaluatedItems', 'propertyNames',
-  'patternProperties', 'dependentSchemas', 'oneOf', 'anyOf', 'allOf', 'not', 'if', 'then', 'else', '$defs', 'definitions',
+  'items',
+  'prefixItems',
+  'contains',
+  'additionalProperties',
+  'unevaluatedProperties',
+  'unevaluatedItems',
+  'propertyNames',
+  'patternProperties',
+  'dependentSchemas',
+  'oneOf',
+  'anyOf',
+  'allOf',
+  'not',
+  'if',
+  'then',
+  'else',
+  '$defs',
+  'definitions',
 ];
 const objectValuedKeywords = new Set(['patternProperties', 'dependentSchemas', '$defs', 'definitions']);
 const base64Sentinel = { prefix: '=?base64?', suffix: '?=' };

@@ -124,7 +124,8 @@ function gateDeferredHeaderCheck(installation: Installation, headerRejectionOf: 
     const sdkOnMessage = transport.onmessage;
     transport.onmessage = function gatedOnMessage(message: JSONRPCMessage, extra?: MessageExtraInfo) {
       const request = isToolCall(message) ? message : undefined;
-      const rejection = request && headerRejectionOf(request, extra?.request ?? installation.factoryRequest?.requestInfo, extra?.authInfo ?? installation.factoryRequest?.authInfo);
+      const rejection =
+        request && headerRejectionOf(request, extra?.request ?? installation.factoryRequest?.requestInfo, extra?.authInfo ?? installation.factoryRequest?.authInfo);
       if (request === undefined || rejection === undefined) return sdkOnMessage?.call(transport, message, extra);
       const { code, message: text, data } = rejection;
       void transport.send({ jsonrpc: '2.0', error: { code, message: text, data }, id: request.id });
@@ -166,11 +167,14 @@ function preDispatchSources(installation: Installation, method: string, envelope
  */
 function isDecidable(installation: Installation, entries: readonly CatalogEntry[], known: { hasHttp: boolean; hasEnvelope: boolean }): boolean {
   const metadata: PrimitiveMetadata[] = entries.map((entry) => entry.metadata);
-  return installation.currentPolicy().readsFor(metadata).every((path) => {
-    if (path === '*') return false;
-    if (path === 'client' || path.startsWith('client.')) return known.hasEnvelope;
-    if (path === 'request' || path === 'request.sessionId') return false;
-    if (path.startsWith('request.headers') || path === 'request.endpoint' || path === 'request.protocolVersion') return known.hasHttp;
-    return true;
-  });
+  return installation
+    .currentPolicy()
+    .readsFor(metadata)
+    .every((path) => {
+      if (path === '*') return false;
+      if (path === 'client' || path.startsWith('client.')) return known.hasEnvelope;
+      if (path === 'request' || path === 'request.sessionId') return false;
+      if (path.startsWith('request.headers') || path === 'request.endpoint' || path === 'request.protocolVersion') return known.hasHttp;
+      return true;
+    });
 }

@@ -94,10 +94,9 @@ export function callers(options: CallerOptions = {}): fc.Arbitrary<Caller> {
     name: profile.id,
     capabilities: structuredClone(profile.capabilities) as Record<string, unknown>,
   }));
-  const headers = fc.record(
-    Object.fromEntries(Object.entries(headerDomains).map(([name, values]) => [name, fc.constantFrom(...values)])),
-    { requiredKeys: [] },
-  ) as fc.Arbitrary<Record<string, string>>;
+  const headers = fc.record(Object.fromEntries(Object.entries(headerDomains).map(([name, values]) => [name, fc.constantFrom(...values)])), {
+    requiredKeys: [],
+  }) as fc.Arbitrary<Record<string, string>>;
   const auth = fc.record({
     clientId: fc.constantFrom('app-1', 'app-2'),
     scopes: fc.subarray([...(options.scopes ?? defaultCallerDomains.scopes)]),
@@ -183,7 +182,5 @@ export function requestContexts(options: RequestContextOptions = {}): fc.Arbitra
       sessionId: fc.constantFrom(undefined, ...(options.sessionIds ?? ['s1', 's2'])),
       declared: options.withoutCapabilities === false ? fc.constant(true) : fc.boolean(),
     })
-    .map(({ caller, method, sessionId, declared }) =>
-      createRequestContext(contextInput(caller, method, declared ? caller.client.capabilities : undefined, sessionId)),
-    );
+    .map(({ caller, method, sessionId, declared }) => createRequestContext(contextInput(caller, method, declared ? caller.client.capabilities : undefined, sessionId)));
 }

@@ -79,7 +79,8 @@ export async function checkGateInvariants(
   options: CheckGateInvariantsOptions = {},
 ): Promise<GateInvariantsReport> {
   if (typeof createServer !== 'function') throw new PolicyOptionError('mcp-gate/testing: createServer must be a function returning a new McpServer');
-  if (options.gate?.denied === 'explain') throw new PolicyOptionError('mcp-gate/testing: option "gate.denied" must be "hide": with "explain", hidden answers differ from unknown ones by design');
+  if (options.gate?.denied === 'explain')
+    throw new PolicyOptionError('mcp-gate/testing: option "gate.denied" must be "hide": with "explain", hidden answers differ from unknown ones by design');
   const perRun = positiveInteger(options.callersPerRun ?? 3, 'callersPerRun');
   const timeout = positiveInteger(options.timeout ?? 10_000, 'timeout');
   // One server up front, so a factory that returns something else fails here, not inside a run.
@@ -144,7 +145,8 @@ export async function checkGateInvariants(
       seed: details.seed,
       path: details.counterexamplePath ?? undefined,
       counterexample: details.counterexample?.[0],
-      violations: error instanceof InvariantViolations ? error.violations : [`the check itself failed: ${error instanceof Error ? error.stack ?? error.message : String(error)}`],
+      violations:
+        error instanceof InvariantViolations ? error.violations : [`the check itself failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`],
       runs: details.numRuns,
       shrinks: details.numShrinks,
     });

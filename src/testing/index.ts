@@ -3,15 +3,7 @@
 export { checkGateInvariants, defaultSeed } from './check-gate-invariants.js';
 export type { CheckGateInvariantsOptions, GateInvariantsReport } from './check-gate-invariants.js';
 export { GateInvariantError } from './errors.js';
-export {
-  callers,
-  capabilityPaths,
-  clientCapabilities,
-  defaultCallerDomains,
-  profileCallers,
-  requestContexts,
-  toRequestContext,
-} from './callers.js';
+export { callers, capabilityPaths, clientCapabilities, defaultCallerDomains, profileCallers, requestContexts, toRequestContext } from './callers.js';
 export type { Caller, CallerAuth, CallerOptions, RequestContextOptions } from './callers.js';
 export { annotations, primitiveKinds, primitiveMetadata } from './metadata.js';
 export type { AnnotationOptions, PrimitiveMetadataOptions } from './metadata.js';

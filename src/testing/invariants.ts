@@ -82,7 +82,8 @@ export function checkObservation(observation: Observation, registry: readonly Re
     const unknownAnswer = unknown.forKey(key);
     if (unknownAnswer === undefined || (unknown.completionUnsupported && key.startsWith('complete-'))) continue;
     const [probe, name] = [key.slice(0, key.indexOf(':')), key.slice(key.indexOf(':') + 1)];
-    if (listed(key) && answer === unknownAnswer) violations.push(`listed ⇔ usable: "${name}" is listed, but ${probe} answers as for an unknown name: ${describeAnswer(answer)}`);
+    if (listed(key) && answer === unknownAnswer)
+      violations.push(`listed ⇔ usable: "${name}" is listed, but ${probe} answers as for an unknown name: ${describeAnswer(answer)}`);
     if (!listed(key) && answer !== unknownAnswer) {
       violations.push(`hidden ≡ unknown: "${name}" is not listed, but ${probe} answers ${describeAnswer(answer)}; an unknown name gets ${describeAnswer(unknownAnswer)}`);
     }

@@ -23,7 +23,12 @@ export function modernTransmission(caller: Caller, method: string, params: Reado
   if (caller.endpoint === '') return { headers: {}, protocolVersion: modernProtocolVersion };
   const headers: Record<string, string> = {};
   for (const [name, value] of Object.entries(caller.headers)) headers[name.toLowerCase()] = value;
-  Object.assign(headers, { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': modernProtocolVersion, 'mcp-method': method });
+  Object.assign(headers, {
+    'content-type': 'application/json',
+    accept: 'application/json, text/event-stream',
+    'mcp-protocol-version': modernProtocolVersion,
+    'mcp-method': method,
+  });
   const named = nameParameter[method] === undefined ? undefined : params[nameParameter[method]];
   if (typeof named === 'string') headers['mcp-name'] = headerValue(named);
   return { headers, protocolVersion: modernProtocolVersion };

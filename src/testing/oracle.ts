@@ -63,9 +63,15 @@ export function expectedView(policy: Policy, primitives: readonly RegisteredPrim
   const tools = [...toolGroups].filter(([publicName, candidates]) => candidates.some((tool) => visible(tool, 'tools/list', publicName))).map(([name]) => name);
   return {
     tools,
-    prompts: byKind('prompt').filter((prompt) => visible(prompt, 'prompts/list')).map((prompt) => prompt.key),
-    resources: byKind('resource').filter((resource) => visible(resource, 'resources/list')).map((resource) => resource.key),
-    templates: byKind('resourceTemplate').filter((template) => visible(template, 'resources/templates/list')).map((template) => template.key),
+    prompts: byKind('prompt')
+      .filter((prompt) => visible(prompt, 'prompts/list'))
+      .map((prompt) => prompt.key),
+    resources: byKind('resource')
+      .filter((resource) => visible(resource, 'resources/list'))
+      .map((resource) => resource.key),
+    templates: byKind('resourceTemplate')
+      .filter((template) => visible(template, 'resources/templates/list'))
+      .map((template) => template.key),
   };
 }
 

@@ -23,9 +23,7 @@ export function conditions(): fc.Arbitrary<unknown> {
   return fc.letrec<{ condition: unknown }>((tie) => ({
     condition: fc.oneof(
       { depthSize: 'small', maxDepth: 3 },
-      fc.constantFrom('x-canary', 'x-tool-version').chain((name) =>
-        fc.constantFrom('1', '2').map((value) => ({ '==': [{ var: `request.headers.${name}` }, value] })),
-      ),
+      fc.constantFrom('x-canary', 'x-tool-version').chain((name) => fc.constantFrom('1', '2').map((value) => ({ '==': [{ var: `request.headers.${name}` }, value] }))),
       fc.constantFrom(...capabilityPaths).map((path) => ({ has: path })),
       fc.constantFrom('/mcp/admin/**', '/mcp/*', '/mcp').map((pattern) => ({ glob: [pattern, { var: 'request.endpoint' }] })),
       fc.constantFrom('read', 'admin').map((scope) => ({ in: [scope, { var: 'auth.scopes' }] })),
@@ -35,7 +33,17 @@ export function conditions(): fc.Arbitrary<unknown> {
       fc.constantFrom('canary', 'beta').map((group) => ({ in: [group, { var: 'primitive.groups' }] })),
       fc.constantFrom('>=', '<').map((op) => ({ sem_ver: [{ var: 'client.version' }, op, '1.0.0'] })),
       fc.constantFrom('cur', 'Vis').map((prefix) => ({ starts_with: [{ var: 'client.name' }, prefix] })),
-      fc.constantFrom(10, 50).map((weight) => ({ '==': [{ fractional: [['on', weight], ['off', 100 - weight]] }, 'on'] })),
+      fc.constantFrom(10, 50).map((weight) => ({
+        '==': [
+          {
+            fractional: [
+              ['on', weight],
+              ['off', 100 - weight],
+            ],
+          },
+          'on',
+        ],
+      })),
       tie('condition').map((inner) => ({ '!': [inner] })),
       fc.array(tie('condition'), { minLength: 1, maxLength: 3 }).map((items) => ({ and: items })),
       fc.array(tie('condition'), { minLength: 1, maxLength: 3 }).map((items) => ({ or: items })),

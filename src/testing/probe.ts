@@ -19,14 +19,7 @@ type Probe = [key: string, ask: () => Promise<string>];
 
 /** The requests the kit sends as one caller. */
 export type ProbeMethod =
-  | 'tools/list'
-  | 'prompts/list'
-  | 'resources/list'
-  | 'resources/templates/list'
-  | 'tools/call'
-  | 'prompts/get'
-  | 'resources/read'
-  | 'completion/complete';
+  'tools/list' | 'prompts/list' | 'resources/list' | 'resources/templates/list' | 'tools/call' | 'prompts/get' | 'resources/read' | 'completion/complete';
 
 /**
  * One caller's way to the gated server, as a driver provides it: resolves with the result, or
@@ -120,9 +113,21 @@ export async function observe(client: CallerRequests, registry: readonly Registe
   const keysOf = (kind: RegisteredPrimitive['kind']) => registry.filter((primitive) => primitive.kind === kind);
   const names = (items: readonly Item[], field: string) => items.map((item) => String(item[field]));
   const unique = (...groups: (readonly string[])[]) => [...new Set(groups.flat())];
-  const tools = unique(keysOf('tool').map((tool) => tool.key), names(lists.tools, 'name'), [sentinels.tool]);
-  const prompts = unique(keysOf('prompt').map((prompt) => prompt.key), names(lists.prompts, 'name'), [sentinels.prompt]);
-  const templates = unique(keysOf('resourceTemplate').map((template) => template.uriTemplate!), names(lists.templates, 'uriTemplate'), [sentinels.template]);
+  const tools = unique(
+    keysOf('tool').map((tool) => tool.key),
+    names(lists.tools, 'name'),
+    [sentinels.tool],
+  );
+  const prompts = unique(
+    keysOf('prompt').map((prompt) => prompt.key),
+    names(lists.prompts, 'name'),
+    [sentinels.prompt],
+  );
+  const templates = unique(
+    keysOf('resourceTemplate').map((template) => template.uriTemplate!),
+    names(lists.templates, 'uriTemplate'),
+    [sentinels.template],
+  );
   const resources = unique(
     keysOf('resource').map((resource) => resource.key),
     names(lists.resources, 'uri'),

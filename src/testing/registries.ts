@@ -89,7 +89,14 @@ export function registries(options: RegistryOptions = {}): fc.Arbitrary<Registry
       templates: names(Object.keys(options.templates ?? defaultTemplates)).chain((chosen) =>
         fc.tuple(
           ...chosen.map((name) =>
-            fc.record({ name: fc.constant(name), uriTemplate: fc.constant((options.templates ?? defaultTemplates)[name as keyof typeof defaultTemplates]!), annotation, source, lists: fc.boolean(), completable: fc.boolean() }),
+            fc.record({
+              name: fc.constant(name),
+              uriTemplate: fc.constant((options.templates ?? defaultTemplates)[name as keyof typeof defaultTemplates]!),
+              annotation,
+              source,
+              lists: fc.boolean(),
+              completable: fc.boolean(),
+            }),
           ),
         ),
       ),

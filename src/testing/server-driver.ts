@@ -47,7 +47,13 @@ const isListChange = (message: Message) => typeof message['method'] === 'string'
 function eventMessages(body: string): Message[] {
   return body
     .split(/\r?\n\r?\n/)
-    .map((event) => event.split(/\r?\n/).filter((line) => line.startsWith('data:')).map((line) => line.slice(5).replace(/^ /, '')).join('\n'))
+    .map((event) =>
+      event
+        .split(/\r?\n/)
+        .filter((line) => line.startsWith('data:'))
+        .map((line) => line.slice(5).replace(/^ /, ''))
+        .join('\n'),
+    )
     .filter((data) => data !== '')
     .map((data) => JSON.parse(data) as Message);
 }

@@ -14,10 +14,7 @@ const keyMessage = 'key must be "tool:GLOB", "prompt:GLOB", "resource:GLOB" (ove
 /** The overlay file's schema (docs/overlay.schema.json is generated from it). */
 export const overlayDocumentSchema = z.strictObject({
   $schema: z.string().optional(),
-  metadata: z.record(
-    z.string().regex(keyPattern, keyMessage),
-    primitiveAnnotationSchema,
-  ),
+  metadata: z.record(z.string().regex(keyPattern, keyMessage), primitiveAnnotationSchema),
 });
 
 export type OverlayDocument = z.infer<typeof overlayDocumentSchema>;
@@ -81,6 +78,7 @@ export function createOverlayJsonSchema(): Record<string, unknown> {
     ...schema,
     $id: 'https://mcp-gate.dev/overlay.schema.json',
     title: 'mcp-gate overlay',
-    description: 'Annotations for the primitives of an upstream behind `mcp-gate proxy`, by glob over names (URIs for resources); for primitives without their own _meta["mcp-gate"].',
+    description:
+      'Annotations for the primitives of an upstream behind `mcp-gate proxy`, by glob over names (URIs for resources); for primitives without their own _meta["mcp-gate"].',
   };
 }

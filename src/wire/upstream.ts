@@ -18,7 +18,12 @@ export interface ForwardOptions {
  * base result schema keeps every field). A JSON-RPC error rejects as a RelayedError with the
  * upstream's own code, message and data.
  */
-export async function forwardRequest(client: Client, method: string, params: Record<string, unknown> | undefined, options: ForwardOptions = {}): Promise<Record<string, unknown>> {
+export async function forwardRequest(
+  client: Client,
+  method: string,
+  params: Record<string, unknown> | undefined,
+  options: ForwardOptions = {},
+): Promise<Record<string, unknown>> {
   try {
     return await client.request({ method, ...(params === undefined ? {} : { params }) } as never, ResultSchema, {
       signal: options.signal,

@@ -77,9 +77,7 @@ describe('publicMeta', () => {
 
 describe('validateMetadataOption', () => {
   it('names the option when it is not an object', () => {
-    expect(() => validateMetadataOption([])).toThrow(
-      'mcp-gate: option "metadata" must be an object keyed by "tool:NAME", "prompt:NAME", "resource:URI" or "template:NAME"',
-    );
+    expect(() => validateMetadataOption([])).toThrow('mcp-gate: option "metadata" must be an object keyed by "tool:NAME", "prompt:NAME", "resource:URI" or "template:NAME"');
     expect(() => validateMetadataOption([])).toThrow(PolicyOptionError);
   });
 });

@@ -32,7 +32,9 @@ describe('planReads', () => {
 
 /** What an adapter hands the core for this caller (header names lower-cased, as Node and fetch deliver them). */
 function inputOf(caller: Caller): RequestContextInput {
-  const headers = Object.fromEntries(Object.entries({ ...caller.headers, accept: 'application/json', 'user-agent': 'node' }).map(([name, value]) => [name.toLowerCase(), value]));
+  const headers = Object.fromEntries(
+    Object.entries({ ...caller.headers, accept: 'application/json', 'user-agent': 'node' }).map(([name, value]) => [name.toLowerCase(), value]),
+  );
   return {
     request: { method: 'tools/call', headers, endpoint: caller.endpoint, protocolVersion: '2025-06-18' },
     client: { name: caller.client.name, version: caller.client.version, capabilities: caller.client.capabilities },
@@ -73,7 +75,11 @@ describe('contexts built for a plan (property)', () => {
   });
 
   it('copies none of the headers, scopes or claims nobody reads', () => {
-    const input: RequestContextInput = { request: { headers: { 'x-canary': '1', accept: 'a' } }, client: { capabilities: { sampling: {} } }, auth: { scopes: ['s'], claims: { org: 'acme' } } };
+    const input: RequestContextInput = {
+      request: { headers: { 'x-canary': '1', accept: 'a' } },
+      client: { capabilities: { sampling: {} } },
+      auth: { scopes: ['s'], claims: { org: 'acme' } },
+    };
     const planned = createPlannedRequestContext(input, planReads(['request.headers.x-canary']));
     expect(planned.request.headers).toEqual({ 'x-canary': '1' });
     expect(planned.auth).toMatchObject({ scopes: [], claims: {} });

@@ -5,7 +5,12 @@ import { createRequestContext, type RequestContext } from '../../src/core/contex
 import { compilePolicy } from '../../src/core/policy/compile-policy.js';
 import type { Policy } from '../../src/core/policy/types.js';
 
-const sources: PrimitiveSource[] = Array.from({ length: 20 }, (_, index) => ({ kind: 'tool', key: `t${index}`, name: `t${index}`, meta: { 'mcp-gate': { tags: index % 4 === 0 ? ['beta'] : [] } } }));
+const sources: PrimitiveSource[] = Array.from({ length: 20 }, (_, index) => ({
+  kind: 'tool',
+  key: `t${index}`,
+  name: `t${index}`,
+  meta: { 'mcp-gate': { tags: index % 4 === 0 ? ['beta'] : [] } },
+}));
 const catalog = buildCatalog(sources, { version: 1, annotations: new Map(), versionSeparator: '@' });
 const compiled = compilePolicy({
   version: 1,

@@ -15,7 +15,9 @@ describe('buildCatalog (annotations read afresh)', () => {
     annotation['groups'] = 'admin';
     const broken = buildCatalog(sources, options);
     expect(broken.get('tool', 'reset')!.metadataError).toBeInstanceOf(MetadataError);
-    expect(broken.errors.map((error) => error.message)).toEqual(['invalid metadata of tool "reset" (1 issue):\n  _meta["mcp-gate"].groups: Invalid input: expected array, received string']);
+    expect(broken.errors.map((error) => error.message)).toEqual([
+      'invalid metadata of tool "reset" (1 issue):\n  _meta["mcp-gate"].groups: Invalid input: expected array, received string',
+    ]);
   });
 });
 

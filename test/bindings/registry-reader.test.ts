@@ -23,7 +23,7 @@ function disableSome(server: AnyMcpServer, mask: number): Set<string> {
   let index = 0;
   for (const field of registryFields) {
     for (const [key, registration] of Object.entries((server as unknown as Record<string, Switchable>)[field]!)) {
-      if ((mask >>> index++ % 31) & 1) {
+      if ((mask >>> (index++ % 31)) & 1) {
         registration.disable();
         disabled.add(`${field}:${key}`);
       }

@@ -41,8 +41,14 @@ describe.each(bindings)('$name (versioned tools)', (binding) => {
     const regular = await binding.connect(createVersionedServer(binding).server, 'regular-client');
     const canaryTools = (await canary.client.listTools()).tools;
     const regularTools = (await regular.client.listTools()).tools;
-    expect(described(canaryTools)).toEqual([['search', 'canary search'], ['other', undefined]]);
-    expect(described(regularTools)).toEqual([['search', 'stable search'], ['other', undefined]]);
+    expect(described(canaryTools)).toEqual([
+      ['search', 'canary search'],
+      ['other', undefined],
+    ]);
+    expect(described(regularTools)).toEqual([
+      ['search', 'stable search'],
+      ['other', undefined],
+    ]);
     expect(Object.keys(regularTools[0]!.inputSchema.properties ?? {})).toEqual(['q']);
     expect((await canary.client.callTool({ name: 'search', arguments: { q: 'x' } })).content).toEqual([{ type: 'text', text: 'v2:x' }]);
     expect((await regular.client.callTool({ name: 'search', arguments: { q: 'x' } })).content).toEqual([{ type: 'text', text: 'v1:x' }]);
@@ -69,7 +75,10 @@ describe.each(bindings)('$name (versioned tools)', (binding) => {
       const versioned = createVersionedServer(binding);
       versioned.canary.disable();
       const canary = await binding.connect(versioned.server, 'canary-client');
-      expect(described((await canary.client.listTools()).tools)).toEqual([['search', 'stable search'], ['other', undefined]]);
+      expect(described((await canary.client.listTools()).tools)).toEqual([
+        ['search', 'stable search'],
+        ['other', undefined],
+      ]);
       expect((await canary.client.callTool({ name: 'search', arguments: { q: 'x' } })).content).toEqual([{ type: 'text', text: 'v1:x' }]);
       await canary.close();
     });
@@ -79,10 +88,16 @@ describe.each(bindings)('$name (versioned tools)', (binding) => {
       const canary = await binding.connect(versioned.server, 'canary-client');
       expect((await canary.client.callTool({ name: 'search', arguments: { q: 'x' } })).content).toEqual([{ type: 'text', text: 'v2:x' }]);
       versioned.canary.disable();
-      expect(described((await canary.client.listTools()).tools)).toEqual([['search', 'stable search'], ['other', undefined]]);
+      expect(described((await canary.client.listTools()).tools)).toEqual([
+        ['search', 'stable search'],
+        ['other', undefined],
+      ]);
       expect((await canary.client.callTool({ name: 'search', arguments: { q: 'x' } })).content).toEqual([{ type: 'text', text: 'v1:x' }]);
       versioned.canary.enable();
-      expect(described((await canary.client.listTools()).tools)).toEqual([['search', 'canary search'], ['other', undefined]]);
+      expect(described((await canary.client.listTools()).tools)).toEqual([
+        ['search', 'canary search'],
+        ['other', undefined],
+      ]);
       expect((await canary.client.callTool({ name: 'search', arguments: { q: 'x' } })).content).toEqual([{ type: 'text', text: 'v2:x' }]);
       await canary.close();
     });
@@ -108,7 +123,10 @@ describe.each(bindings)('$name (versioned tools)', (binding) => {
         { description: 'canary search again', inputSchema: { q: z.string() }, _meta: { 'mcp-gate': { version: '2.0.0', tags: ['canary'] } } },
         async ({ q }) => ({ content: [{ type: 'text', text: `v2 again:${String(q)}` }] }),
       );
-      expect(described((await canary.client.listTools()).tools)).toEqual([['search', 'canary search again'], ['other', undefined]]);
+      expect(described((await canary.client.listTools()).tools)).toEqual([
+        ['search', 'canary search again'],
+        ['other', undefined],
+      ]);
       expect((await canary.client.callTool({ name: 'search', arguments: { q: 'x' } })).content).toEqual([{ type: 'text', text: 'v2 again:x' }]);
       await canary.close();
     });

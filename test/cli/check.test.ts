@@ -15,7 +15,11 @@ const manifest = json({
 const invariants = json({
   invariants: [
     { id: 'sampling-required', never: { and: [{ var: 'visible' }, { in: ['sampling', { var: 'primitive.requires.capabilities' }] }, { '!': { has: 'sampling' } }] } },
-    { id: 'deploy-needs-scope', description: 'deploy_* needs scope deploy', never: { and: [{ var: 'visible' }, { glob: ['deploy_*', { var: 'primitive.name' }] }, { '!': { in: ['deploy', { var: 'auth.scopes' }] } }] } },
+    {
+      id: 'deploy-needs-scope',
+      description: 'deploy_* needs scope deploy',
+      never: { and: [{ var: 'visible' }, { glob: ['deploy_*', { var: 'primitive.name' }] }, { '!': { in: ['deploy', { var: 'auth.scopes' }] } }] },
+    },
   ],
 });
 const files = { 'policy.json': policy, 'manifest.json': manifest, 'invariants.json': invariants };
@@ -51,7 +55,10 @@ describe('mcp-gate check', () => {
     const result = await check('--invariants', 'invariants.json', '--json');
     const report = JSON.parse(result.stdout) as { invariants: Array<{ status: string; counterexample?: { primitive: { name: string }; context: unknown } }>; passed: boolean };
     const refuted = report.invariants.find((verdict) => verdict.status === 'refuted')!;
-    const explained = await runWith(['explain', '--policy', 'policy.json', '--manifest', 'manifest.json', '--context', JSON.stringify(refuted.counterexample!.context), '--json'], files);
+    const explained = await runWith(
+      ['explain', '--policy', 'policy.json', '--manifest', 'manifest.json', '--context', JSON.stringify(refuted.counterexample!.context), '--json'],
+      files,
+    );
     const rows = (JSON.parse(explained.stdout) as { primitives: Array<{ name: string; visible: boolean }> }).primitives;
     expect(rows.find((row) => row.name === refuted.counterexample!.primitive.name)!.visible).toBe(true);
     expect(report.passed).toBe(false);
@@ -65,7 +72,11 @@ describe('mcp-gate check', () => {
   });
 
   it('exits 1 on a lint error, naming the rule', async () => {
-    const dead = json({ version: 1, default: 'allow', rules: [{ id: 'dead', effect: 'deny', appliesTo: { names: ['summarize'] }, when: { and: [{ has: 'roots' }, { '!': { has: 'roots' } }] } }] });
+    const dead = json({
+      version: 1,
+      default: 'allow',
+      rules: [{ id: 'dead', effect: 'deny', appliesTo: { names: ['summarize'] }, when: { and: [{ has: 'roots' }, { '!': { has: 'roots' } }] } }],
+    });
     const result = await runWith(['check', '--policy', 'dead.json', '--manifest', 'manifest.json'], { ...files, 'dead.json': dead });
     expect(result.stdout).toContain('  error    condition-always-false: rule "dead": its condition is false for every context, so the rule never applies');
     expect(result.code).toBe(1);
@@ -76,8 +87,13 @@ describe('mcp-gate check', () => {
     const result = await runWith(['check', '--policy', 'policy.json', '--manifest', 'manifest.json', '--invariants', 'bad.json'], { ...files, 'bad.json': bad });
     expect(result.stderr).toBe('bad.json: invariants[1]: an invariant has exactly one of "never" and "always"\n');
     expect(result.code).toBe(1);
-    const typo = await runWith(['check', '--policy', 'policy.json', '--manifest', 'manifest.json', '--invariants', 'typo.json'], { ...files, 'typo.json': json({ invariants: [{ id: 'x', never: { var: 'reqest.endpoint' } }] }) });
-    expect(typo.stderr).toBe('typo.json: invariants[0].never.var: unknown var root "reqest"; invariant paths start with request, client, auth, primitive, tool, visible, decision\n');
+    const typo = await runWith(['check', '--policy', 'policy.json', '--manifest', 'manifest.json', '--invariants', 'typo.json'], {
+      ...files,
+      'typo.json': json({ invariants: [{ id: 'x', never: { var: 'reqest.endpoint' } }] }),
+    });
+    expect(typo.stderr).toBe(
+      'typo.json: invariants[0].never.var: unknown var root "reqest"; invariant paths start with request, client, auth, primitive, tool, visible, decision\n',
+    );
     const missing = await runWith(['check', '--manifest', 'manifest.json'], files);
     expect([missing.code, missing.stderr]).toEqual([2, 'mcp-gate check: missing --policy FILE; see "mcp-gate check --help"\n']);
   });
@@ -97,7 +113,10 @@ describe('invariants in the policy file', () => {
       rules: [{ id: 'canary-needs-header', effect: 'deny', appliesTo: { groups: ['canary'] }, when: { '!==': [{ var: 'request.headers.x-canary' }, '1'] } }],
       invariants: invariantList,
     });
-  const canaryNeedsHeader = { id: 'canary-needs-header', never: { and: [{ var: 'visible' }, { in: ['canary', { var: 'primitive.groups' }] }, { '!==': [{ var: 'request.headers.x-canary' }, '1'] }] } };
+  const canaryNeedsHeader = {
+    id: 'canary-needs-header',
+    never: { and: [{ var: 'visible' }, { in: ['canary', { var: 'primitive.groups' }] }, { '!==': [{ var: 'request.headers.x-canary' }, '1'] }] },
+  };
   const nothingHidden = { id: 'nothing-hidden', never: { '!': { var: 'visible' } } };
   const cases = json({
     policy: './policy.json',

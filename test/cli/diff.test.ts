@@ -76,7 +76,15 @@ describe('mcp-gate diff', () => {
   });
 
   it('compares the served version of a versioned tool (and sees the canary rule go)', async () => {
-    const shipped = await runInRepository(['diff', 'policies/canary-by-header.json', 'policies/version-routing.json', '--manifest', 'policies/demo.manifest.json', '--client', 'cursor']);
+    const shipped = await runInRepository([
+      'diff',
+      'policies/canary-by-header.json',
+      'policies/version-routing.json',
+      '--manifest',
+      'policies/demo.manifest.json',
+      '--client',
+      'cursor',
+    ]);
     expect(shipped.stdout).toBe(
       [
         '+ tool search@1.0.0',
@@ -95,8 +103,14 @@ describe('mcp-gate diff', () => {
   it.each([
     [['diff', 'old.json', '--manifest', 'manifest.json'], 'mcp-gate diff: needs two policy files, old and new; see "mcp-gate diff --help"'],
     [['diff', 'old.json', 'new.json', 'third.json', '--manifest', 'manifest.json'], 'mcp-gate diff: unexpected argument "third.json"; see "mcp-gate diff --help"'],
-    [['diff', 'old.json', 'new.json'], 'mcp-gate diff: missing --manifest FILE, --server MODULE or --upstream-cmd "CMD ARGS" / --upstream-url URL; see "mcp-gate diff --help"'],
-    [['diff', 'old.json', 'new.json', '--manifest', 'manifest.json', '--client', 'nobody'], 'mcp-gate diff: unknown client profile "nobody"; run "mcp-gate profiles" to list all 43'],
+    [
+      ['diff', 'old.json', 'new.json'],
+      'mcp-gate diff: missing --manifest FILE, --server MODULE or --upstream-cmd "CMD ARGS" / --upstream-url URL; see "mcp-gate diff --help"',
+    ],
+    [
+      ['diff', 'old.json', 'new.json', '--manifest', 'manifest.json', '--client', 'nobody'],
+      'mcp-gate diff: unknown client profile "nobody"; run "mcp-gate profiles" to list all 43',
+    ],
   ])('rejects a wrong command line %j (exit 2)', async (argv, message) => {
     const result = await runWith(argv, files);
     expect(result).toEqual({ code: 2, stdout: '', stderr: `${message}\n` });
@@ -111,7 +125,12 @@ describe('mcp-gate diff', () => {
 
 describe('mcp-gate diff: client and auth options', () => {
   const betaRule = { id: 'beta-scope', effect: 'deny', appliesTo: { groups: ['beta'] }, when: { '!': { in: ['beta', { var: 'auth.scopes' }] } } };
-  const newClientsRule = { id: 'new-clients', effect: 'deny', appliesTo: { names: ['new_ui'] }, when: { '!': { sem_ver: [{ var: ['client.version', '0.0.0'] }, '>=', '2.0.0'] } } };
+  const newClientsRule = {
+    id: 'new-clients',
+    effect: 'deny',
+    appliesTo: { names: ['new_ui'] },
+    when: { '!': { sem_ver: [{ var: ['client.version', '0.0.0'] }, '>=', '2.0.0'] } },
+  };
   const authFiles = {
     'open.json': json({ version: 1, default: 'allow', rules: [] }),
     'guarded.json': json({ version: 1, default: 'allow', rules: [betaRule, newClientsRule, canaryRule] }),
@@ -123,7 +142,8 @@ describe('mcp-gate diff: client and auth options', () => {
       ],
     }),
   };
-  const diffAuth = (...extra: string[]) => runWith(['diff', 'open.json', 'guarded.json', '--manifest', 'manifest.json', '--client', 'cursor', '--client', 'claude-code', ...extra], authFiles);
+  const diffAuth = (...extra: string[]) =>
+    runWith(['diff', 'open.json', 'guarded.json', '--manifest', 'manifest.json', '--client', 'cursor', '--client', 'claude-code', ...extra], authFiles);
 
   it('applies the auth and client options to every request and says so in the summary', async () => {
     expect(await diffAuth()).toEqual({
@@ -188,7 +208,10 @@ describe('mcp-gate diff: client and auth options', () => {
   });
 
   it.each([
-    [['--context', '{"auth": {"claims": []}}'], 'mcp-gate diff: --context is not a RequestContextInput {request, client, auth}: auth.claims: Invalid input: expected record, received array'],
+    [
+      ['--context', '{"auth": {"claims": []}}'],
+      'mcp-gate diff: --context is not a RequestContextInput {request, client, auth}: auth.claims: Invalid input: expected record, received array',
+    ],
     [['--claims', '1'], `mcp-gate diff: --claims must be a JSON object such as '{"org": "acme"}'`],
   ])('rejects wrong client or auth options %j (exit 2)', async (extra, message) => {
     expect(await diffAuth(...extra)).toEqual({ code: 2, stdout: '', stderr: `${message}\n` });

@@ -123,7 +123,10 @@ describe('mcp-gate explain', () => {
   });
 
   it.each([
-    [['--policy', 'policy.json'], 'mcp-gate explain: missing --manifest FILE, --server MODULE or --upstream-cmd "CMD ARGS" / --upstream-url URL; see "mcp-gate explain --help"'],
+    [
+      ['--policy', 'policy.json'],
+      'mcp-gate explain: missing --manifest FILE, --server MODULE or --upstream-cmd "CMD ARGS" / --upstream-url URL; see "mcp-gate explain --help"',
+    ],
     [['--manifest', 'manifest.json'], 'mcp-gate explain: missing --policy FILE; see "mcp-gate explain --help"'],
     [['--policy', 'policy.json', '--manifest', 'manifest.json', '--server', 'server.js'], 'mcp-gate explain: pass either --manifest or --server, not both'],
     [['--policy', 'policy.json', '--manifest', 'manifest.json', '--export', 'create'], 'mcp-gate explain: --export names an export of --server MODULE; pass --server too'],
@@ -143,13 +146,29 @@ describe('mcp-gate explain', () => {
   });
 
   it('rejects a manifest that lists a primitive twice', async () => {
-    const twice = json({ primitives: [{ kind: 'tool', name: 'a' }, { kind: 'tool', name: 'a', version: '1' }, { kind: 'tool', name: 'a' }] });
+    const twice = json({
+      primitives: [
+        { kind: 'tool', name: 'a' },
+        { kind: 'tool', name: 'a', version: '1' },
+        { kind: 'tool', name: 'a' },
+      ],
+    });
     const result = await runWith(['explain', '--policy', 'policy.json', '--manifest', 'twice.json'], { ...files, 'twice.json': twice });
     expect(result).toEqual({ code: 1, stdout: '', stderr: 'twice.json: primitives[2]: duplicate of primitives[0]\n' });
   });
 
   it('explains the shipped demo policy over its manifest', async () => {
-    const result = await runInRepository(['explain', '--policy', 'policies/demo.json', '--manifest', 'policies/demo.manifest.json', '--client', 'claude-code', '--endpoint', '/mcp/admin']);
+    const result = await runInRepository([
+      'explain',
+      '--policy',
+      'policies/demo.json',
+      '--manifest',
+      'policies/demo.manifest.json',
+      '--client',
+      'claude-code',
+      '--endpoint',
+      '/mcp/admin',
+    ]);
     expect(result.code).toBe(0);
     expect(result.stdout).toMatch(/^tool +admin_users +yes +default /m);
     expect(result.stdout).toMatch(/^tool +confirm_action +no +requirement +requires client capability "elicitation"$/m);
@@ -163,7 +182,12 @@ const authPolicy = json({
   rules: [
     { id: 'beta-scope', effect: 'deny', appliesTo: { groups: ['beta'] }, when: { '!': { in: ['beta', { var: 'auth.scopes' }] } } },
     { id: 'staff-only', effect: 'deny', appliesTo: { names: ['audit'] }, when: { '!': { starts_with: [{ var: 'auth.subject' }, 'staff-'] } } },
-    { id: 'acme-app', effect: 'deny', appliesTo: { names: ['billing'] }, when: { or: [{ '!==': [{ var: 'auth.claims.org' }, 'acme'] }, { '!==': [{ var: 'auth.clientId' }, 'app-1'] }] } },
+    {
+      id: 'acme-app',
+      effect: 'deny',
+      appliesTo: { names: ['billing'] },
+      when: { or: [{ '!==': [{ var: 'auth.claims.org' }, 'acme'] }, { '!==': [{ var: 'auth.clientId' }, 'app-1'] }] },
+    },
     { id: 'new-clients', effect: 'deny', appliesTo: { names: ['new_ui'] }, when: { '!': { sem_ver: [{ var: ['client.version', '0.0.0'] }, '>=', '2.0.0'] } } },
   ],
 });
@@ -294,9 +318,15 @@ describe('mcp-gate explain: client and auth options', () => {
   });
 
   it.each([
-    [['--context', '{"auth": {"scopes": "beta"}, "user": 1}'], 'mcp-gate explain: --context is not a RequestContextInput {request, client, auth}: auth.scopes: Invalid input: expected array, received string; Unrecognized key: "user"'],
+    [
+      ['--context', '{"auth": {"scopes": "beta"}, "user": 1}'],
+      'mcp-gate explain: --context is not a RequestContextInput {request, client, auth}: auth.scopes: Invalid input: expected array, received string; Unrecognized key: "user"',
+    ],
     [['--context', '[1]'], 'mcp-gate explain: --context is not a RequestContextInput {request, client, auth}: Invalid input: expected object, received array'],
-    [['--context', '{"request": {"headers": {"x": 1}}}'], 'mcp-gate explain: --context is not a RequestContextInput {request, client, auth}: request.headers.x: Invalid input: expected string, received number'],
+    [
+      ['--context', '{"request": {"headers": {"x": 1}}}'],
+      'mcp-gate explain: --context is not a RequestContextInput {request, client, auth}: request.headers.x: Invalid input: expected string, received number',
+    ],
     [['--claims', '["org"]'], `mcp-gate explain: --claims must be a JSON object such as '{"org": "acme"}'`],
     [['--scope', ' '], 'mcp-gate explain: --scope needs a scope name, e.g. --scope beta'],
     [['--subject', 'a', '--subject', 'b'], 'mcp-gate explain: option "--subject" may be given only once'],

@@ -10,14 +10,19 @@ const policy = json({
   rules: [{ id: 'trusted-issuer', effect: 'deny', appliesTo: { groups: ['admin'] }, when: { '!=': [{ var: 'auth.issuer' }, trusted] } }],
 });
 const newPolicy = json({ version: 1, default: 'allow', rules: [] });
-const manifest = json({ primitives: [{ kind: 'tool', name: 'admin', groups: ['admin'] }, { kind: 'tool', name: 'search' }] });
+const manifest = json({
+  primitives: [
+    { kind: 'tool', name: 'admin', groups: ['admin'] },
+    { kind: 'tool', name: 'search' },
+  ],
+});
 const files = { 'policy.json': policy, 'new.json': newPolicy, 'manifest.json': manifest };
 
 const explain = (...extra: string[]) => runWith(['explain', '--policy', 'policy.json', '--manifest', 'manifest.json', ...extra], files);
 const visibility = (stdout: string) => [...stdout.matchAll(/^tool +(\w+) +(yes|no) /gm)].map((match) => `${match[1]}: ${match[2]}`);
 
 describe('--issuer', () => {
-  it('puts the issuer into explain\'s context, shows it with the other auth fields, and decides by it', async () => {
+  it("puts the issuer into explain's context, shows it with the other auth fields, and decides by it", async () => {
     const result = await explain('--issuer', trusted, '--subject', 'alice');
     expect(result.code).toBe(0);
     expect(result.stdout).toContain(`Auth:     subject: alice; issuer: ${trusted}`);

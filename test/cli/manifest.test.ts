@@ -43,14 +43,20 @@ describe('mcp-gate manifest', () => {
 
   it.each([
     [[fixture('two-factories.js')], 'exports several server factories (createAdminServer, createPublicServer); pick one with --export NAME'],
-    [[fixture('server-module.js'), '--export', 'createserver'], 'has no export "createserver" (did you mean "createServer"?); it exports answer, asyncServer, brokenMetadataServer, createServer, metadata, notAServer, throwingServer'],
+    [
+      [fixture('server-module.js'), '--export', 'createserver'],
+      'has no export "createserver" (did you mean "createServer"?); it exports answer, asyncServer, brokenMetadataServer, createServer, metadata, notAServer, throwingServer',
+    ],
     [[fixture('server-module.js'), '--export', 'answer'], 'export "answer" is not a function that creates an McpServer'],
     [[fixture('server-module.js'), '--export', 'throwingServer'], 'throwingServer() threw: database not configured'],
     [[fixture('server-module.js'), '--export', 'notAServer'], 'notAServer() did not return an McpServer of @modelcontextprotocol/sdk 1.32.x'],
     [[fixture('server-module.js'), '--export', 'asyncServer'], 'asyncServer() returned a Promise; it must return the McpServer itself'],
     [[fixture('bad-metadata-export.js')], 'metadata["tool:x"].groups[0]: Invalid input: expected string, received number'],
     [[fixture('non-object-metadata.js')], 'export "metadata": metadata must be an object keyed by "tool:NAME", "prompt:NAME", "resource:URI" or "template:NAME"'],
-    [['src/demo/who-sees-what.ts'], 'exports no server factory; export "function createServer()" (or a default function) that returns an McpServer, or pass --export NAME (it exports formatViews, listAsCallers)'],
+    [
+      ['src/demo/who-sees-what.ts'],
+      'exports no server factory; export "function createServer()" (or a default function) that returns an McpServer, or pass --export NAME (it exports formatViews, listAsCallers)',
+    ],
   ])('names the module and the problem in one line for %j (exit 1)', async (argv, message) => {
     const [module, ...rest] = argv as [string, ...string[]];
     const result = await runInRepository(['manifest', '--server', module, ...rest]);
@@ -91,14 +97,44 @@ describe('mcp-gate manifest', () => {
 
 describe('--server for explain and diff', () => {
   it('explain --server gives the same table as explain --manifest with the printed manifest', async () => {
-    const fromServer = await runInRepository(['explain', '--policy', 'policies/demo.json', '--server', 'src/demo/demo-server.ts', '--client', 'claude-code', '--header', 'x-canary=1']);
-    const fromManifest = await runInRepository(['explain', '--policy', 'policies/demo.json', '--manifest', 'policies/demo.manifest.json', '--client', 'claude-code', '--header', 'x-canary=1']);
+    const fromServer = await runInRepository([
+      'explain',
+      '--policy',
+      'policies/demo.json',
+      '--server',
+      'src/demo/demo-server.ts',
+      '--client',
+      'claude-code',
+      '--header',
+      'x-canary=1',
+    ]);
+    const fromManifest = await runInRepository([
+      'explain',
+      '--policy',
+      'policies/demo.json',
+      '--manifest',
+      'policies/demo.manifest.json',
+      '--client',
+      'claude-code',
+      '--header',
+      'x-canary=1',
+    ]);
     expect(fromServer.code).toBe(0);
     expect(fromServer).toEqual(fromManifest);
   });
 
   it('diff --server reads the primitives from the module', async () => {
-    const result = await runInRepository(['diff', 'policies/canary-by-header.json', 'policies/demo.json', '--server', fixture('two-factories.js'), '--export', 'createPublicServer', '--client', 'cursor']);
+    const result = await runInRepository([
+      'diff',
+      'policies/canary-by-header.json',
+      'policies/demo.json',
+      '--server',
+      fixture('two-factories.js'),
+      '--export',
+      'createPublicServer',
+      '--client',
+      'cursor',
+    ]);
     expect(result).toEqual({ code: 0, stdout: 'No primitive appears or disappears (checked 1 client profile × 1 request variant, /mcp).\n', stderr: '' });
   });
 });

@@ -78,7 +78,9 @@ describe('commandEntries', () => {
   it('loads the command list and every command module, serve included, without importing an MCP SDK', () => {
     const graph = staticImportGraph('src/cli/run.ts');
     expect([...graph.keys()].some((file) => file.endsWith('src/cli/commands/serve.ts'))).toBe(true);
-    const sdkImports = [...graph].flatMap(([file, specifiers]) => specifiers.filter((specifier) => specifier.startsWith('@modelcontextprotocol/')).map((specifier) => `${file} imports ${specifier}`));
+    const sdkImports = [...graph].flatMap(([file, specifiers]) =>
+      specifiers.filter((specifier) => specifier.startsWith('@modelcontextprotocol/')).map((specifier) => `${file} imports ${specifier}`),
+    );
     expect(sdkImports).toEqual([]);
   });
 
@@ -125,7 +127,8 @@ describe('mcp-gate explain --server', () => {
     expect(result).toEqual({
       code: 3,
       stdout: '',
-      stderr: 'server.js: needs @modelcontextprotocol/sdk (the v1 MCP TypeScript SDK), which is not installed; install it with: npm install "@modelcontextprotocol/sdk@^1.32.0"\n',
+      stderr:
+        'server.js: needs @modelcontextprotocol/sdk (the v1 MCP TypeScript SDK), which is not installed; install it with: npm install "@modelcontextprotocol/sdk@^1.32.0"\n',
     });
   });
 

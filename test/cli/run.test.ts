@@ -6,7 +6,8 @@ describe('run', () => {
     const result = await runWith(['--help']);
     expect(result.code).toBe(0);
     expect(result.stdout).toContain('Usage: mcp-gate <command> [options]');
-    for (const command of ['validate', 'explain', 'test', 'diff', 'manifest', 'serve', 'playground', 'proxy', 'check', 'profiles']) expect(result.stdout).toMatch(new RegExp(`^  ${command} `, 'm'));
+    for (const command of ['validate', 'explain', 'test', 'diff', 'manifest', 'serve', 'playground', 'proxy', 'check', 'profiles'])
+      expect(result.stdout).toMatch(new RegExp(`^  ${command} `, 'm'));
     expect(result.stderr).toBe('');
   });
 
@@ -22,16 +23,19 @@ describe('run', () => {
     expect(result).toEqual({ code: 2, stdout: '', stderr: 'mcp-gate: unknown command "valdate" (did you mean "validate"?); see "mcp-gate --help"\n' });
   });
 
-  it.each(['validate', 'explain', 'test', 'diff', 'manifest', 'serve', 'playground', 'proxy', 'check', 'profiles'])('prints help for "%s" with --help, -h and "help %s"', async (command) => {
-    const long = await runWith([command, '--help']);
-    const short = await runWith([command, '-h']);
-    const viaHelp = await runWith(['help', command]);
-    expect(long.code).toBe(0);
-    expect(long.stdout).toMatch(new RegExp(`^Usage: mcp-gate ${command}`));
-    expect(long.stdout).toContain('  -h, --help');
-    expect(short).toEqual(long);
-    expect(viaHelp).toEqual(long);
-  });
+  it.each(['validate', 'explain', 'test', 'diff', 'manifest', 'serve', 'playground', 'proxy', 'check', 'profiles'])(
+    'prints help for "%s" with --help, -h and "help %s"',
+    async (command) => {
+      const long = await runWith([command, '--help']);
+      const short = await runWith([command, '-h']);
+      const viaHelp = await runWith(['help', command]);
+      expect(long.code).toBe(0);
+      expect(long.stdout).toMatch(new RegExp(`^Usage: mcp-gate ${command}`));
+      expect(long.stdout).toContain('  -h, --help');
+      expect(short).toEqual(long);
+      expect(viaHelp).toEqual(long);
+    },
+  );
 
   it('prints help even when other arguments are wrong', async () => {
     const result = await runWith(['explain', '--policy', 'missing.json', '--help']);

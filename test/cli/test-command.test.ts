@@ -16,7 +16,12 @@ describe('mcp-gate test', () => {
   it('prints only the summary when every case passes (exit 0)', async () => {
     const cases = casesFile([
       { name: 'hidden without the header', context: 'cursor', primitive: canary, expect: { allowed: false, reason: 'rule', ruleId: 'canary-needs-header' } },
-      { name: 'visible with the header', context: { profile: 'cursor', request: { headers: { 'x-canary': '1' } } }, primitive: canary, expect: { allowed: true, reason: 'default' } },
+      {
+        name: 'visible with the header',
+        context: { profile: 'cursor', request: { headers: { 'x-canary': '1' } } },
+        primitive: canary,
+        expect: { allowed: true, reason: 'default' },
+      },
     ]);
     const result = await runWith(['test', 'cases/canary.cases.json'], { 'policies/canary.json': policy, 'cases/canary.cases.json': cases });
     expect(result).toEqual({ code: 0, stdout: '2 passed, 0 failed\n', stderr: '' });
@@ -32,8 +37,18 @@ describe('mcp-gate test', () => {
     const cases = casesFile([
       { name: 'passes', context: 'cursor', primitive: canary, expect: { allowed: false } },
       { name: 'expects the wrong outcome', context: 'cursor', primitive: canary, expect: { allowed: true } },
-      { name: 'expects the wrong rule', context: { request: { headers: { 'x-canary': '1' } } }, primitive: canary, expect: { allowed: true, reason: 'rule', ruleId: 'other' } },
-      { name: 'misses a requirement', context: 'claude-code', primitive: { kind: 'tool', name: 'summarize', requires: { capabilities: ['sampling'] } }, expect: { allowed: true } },
+      {
+        name: 'expects the wrong rule',
+        context: { request: { headers: { 'x-canary': '1' } } },
+        primitive: canary,
+        expect: { allowed: true, reason: 'rule', ruleId: 'other' },
+      },
+      {
+        name: 'misses a requirement',
+        context: 'claude-code',
+        primitive: { kind: 'tool', name: 'summarize', requires: { capabilities: ['sampling'] } },
+        expect: { allowed: true },
+      },
       { name: 'names an unknown profile', context: 'curser', primitive: canary, expect: { allowed: false } },
     ]);
     const result = await runWith(['test', 'cases/canary.cases.json'], { 'policies/canary.json': policy, 'cases/canary.cases.json': cases });

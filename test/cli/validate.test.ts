@@ -133,7 +133,13 @@ describe('mcp-gate validate', () => {
   it('lists the problems of a cases file and a manifest as FILE: PATH: MESSAGE', async () => {
     const primitive = { kind: 'tool', name: 'deploy' };
     const result = await runWith(['validate', 'a.cases.json', 'm.json'], {
-      'a.cases.json': json({ policy: './a.json', cases: [{ name: 'x', primitive, expect: {} }, { name: 'x', primitive, expect: { allowed: true } }] }),
+      'a.cases.json': json({
+        policy: './a.json',
+        cases: [
+          { name: 'x', primitive, expect: {} },
+          { name: 'x', primitive, expect: { allowed: true } },
+        ],
+      }),
       'm.json': json({ primitives: [primitive, { kind: 'widget', name: 'y' }] }),
     });
     expect(result.code).toBe(1);
@@ -168,11 +174,16 @@ describe('mcp-gate validate', () => {
   });
 
   it('checks every shipped file of policies/ as its kind (the README example), and exits 0', async () => {
-    const files = readdirSync(new URL('../../policies/', import.meta.url)).filter((file) => file.endsWith('.json')).sort();
+    const files = readdirSync(new URL('../../policies/', import.meta.url))
+      .filter((file) => file.endsWith('.json'))
+      .sort();
     const result = await runInRepository(['validate', ...files.map((file) => `policies/${file}`)]);
     expect(result.stderr).toBe('');
     expect(result.code).toBe(0);
-    const kinds = result.stdout.split('\n').filter(Boolean).map((line) => /^policies\/[\w.-]+: valid (cases file|manifest|JSON Schema|\()/.exec(line)?.[1]);
+    const kinds = result.stdout
+      .split('\n')
+      .filter(Boolean)
+      .map((line) => /^policies\/[\w.-]+: valid (cases file|manifest|JSON Schema|\()/.exec(line)?.[1]);
     expect(kinds.filter((kind) => kind === '(')).toHaveLength(7);
     expect(kinds.filter((kind) => kind === 'cases file')).toHaveLength(7);
     expect(kinds.filter((kind) => kind === 'manifest')).toHaveLength(1);
@@ -221,7 +232,14 @@ describe('mcp-gate validate', () => {
     });
 
     it('prints the issues of an invalid policy with their codes, and nothing on stderr (exit 1)', async () => {
-      const document = json({ version: 1, default: 'allow', rules: [{ id: 'x', effect: 'deny' }, { id: 'x', effect: 'deny', when: { startswith: ['a', 'b'] } }] });
+      const document = json({
+        version: 1,
+        default: 'allow',
+        rules: [
+          { id: 'x', effect: 'deny' },
+          { id: 'x', effect: 'deny', when: { startswith: ['a', 'b'] } },
+        ],
+      });
       const result = await runWith(['validate', '--json', 'bad.json', 'policy.json'], { 'bad.json': document, 'policy.json': validPolicy });
       expect(result.code).toBe(1);
       expect(result.stderr).toBe('');
@@ -292,10 +310,16 @@ describe('mcp-gate validate', () => {
       });
     });
 
-    it('keeps the paths of a cases file\'s issues; a manifest\'s problems are one issue of the whole file', async () => {
+    it("keeps the paths of a cases file's issues; a manifest's problems are one issue of the whole file", async () => {
       const primitive = { kind: 'tool', name: 'deploy' };
       const result = await runWith(['validate', '--json', 'a.cases.json', 'm.json'], {
-        'a.cases.json': json({ policy: './a.json', cases: [{ name: 'x', primitive, expect: { allowed: true } }, { name: 'x', primitive, expect: { allowed: true } }] }),
+        'a.cases.json': json({
+          policy: './a.json',
+          cases: [
+            { name: 'x', primitive, expect: { allowed: true } },
+            { name: 'x', primitive, expect: { allowed: true } },
+          ],
+        }),
         'm.json': json({ primitives: [primitive, { kind: 'widget', name: 'y' }] }),
       });
       expect(result.code).toBe(1);

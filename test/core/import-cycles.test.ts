@@ -117,7 +117,14 @@ describe('findCycles', () => {
       ['a', 'b', 'c', 'a'],
       ['e', 'e'],
     ]);
-    expect(findCycles(new Map([['a', ['b']], ['b', []]]))).toEqual([]);
+    expect(
+      findCycles(
+        new Map([
+          ['a', ['b']],
+          ['b', []],
+        ]),
+      ),
+    ).toEqual([]);
   });
 });
 

@@ -8,8 +8,11 @@ const repositoryRoot = fileURLToPath(new URL('../../', import.meta.url));
 /** `npm start` without the build: the demo's entry point under tsx, with PORT set. */
 function startDemo(port: string): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
-    const child = execFile(process.execPath, ['--import', 'tsx', 'src/demo/start.ts'], { cwd: repositoryRoot, env: { ...process.env, PORT: port }, timeout: 30_000 }, (_error, stdout, stderr) =>
-      resolve({ code: child.exitCode, stdout, stderr }),
+    const child = execFile(
+      process.execPath,
+      ['--import', 'tsx', 'src/demo/start.ts'],
+      { cwd: repositoryRoot, env: { ...process.env, PORT: port }, timeout: 30_000 },
+      (_error, stdout, stderr) => resolve({ code: child.exitCode, stdout, stderr }),
     );
   });
 }

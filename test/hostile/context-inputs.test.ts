@@ -17,7 +17,14 @@ const throwingGetter = () =>
     },
   });
 const throwingProxy = (trap: 'ownKeys' | 'get' | 'getPrototypeOf' | 'getOwnPropertyDescriptor') =>
-  new Proxy({ org: 'acme' }, { [trap]: () => { throw new Error(`${trap} trap`); } });
+  new Proxy(
+    { org: 'acme' },
+    {
+      [trap]: () => {
+        throw new Error(`${trap} trap`);
+      },
+    },
+  );
 const revokedProxy = () => {
   const { proxy, revoke } = Proxy.revocable({ org: 'acme' }, {});
   revoke();
@@ -72,16 +79,32 @@ describe('createRequestContext (hostile input)', () => {
   });
 
   it('refuses a throwing input object and throwing scalar fields', () => {
-    const input = new Proxy({}, { get: () => { throw new Error('input trap'); } });
+    const input = new Proxy(
+      {},
+      {
+        get: () => {
+          throw new Error('input trap');
+        },
+      },
+    );
     expect(thrownBy(() => createRequestContext(input))).toBeInstanceOf(RequestContextError);
-    const request = Object.defineProperty({}, 'method', { enumerable: true, get: () => { throw new Error('no'); } });
+    const request = Object.defineProperty({}, 'method', {
+      enumerable: true,
+      get: () => {
+        throw new Error('no');
+      },
+    });
     const error = thrownBy(() => createRequestContext({ request } as RequestContextInput));
     expect(error).toMatchObject({ name: 'RequestContextError', path: 'request' });
   });
 
   it('refuses an array that claims 2^32-1 items, without iterating them', () => {
     const error = thrownBy(() => createRequestContext({ auth: { claims: { groups: lyingArray() } } }));
-    expect(error).toMatchObject({ name: 'RequestContextError', path: 'auth.claims', message: `invalid request context: auth.claims holds more than ${maxCopiedValues} values` });
+    expect(error).toMatchObject({
+      name: 'RequestContextError',
+      path: 'auth.claims',
+      message: `invalid request context: auth.claims holds more than ${maxCopiedValues} values`,
+    });
   });
 
   it('refuses capabilities with more values than a context copies, and copies a large plain object in full', () => {
@@ -125,7 +148,10 @@ describe('createRequestContext (hostile input)', () => {
     // Hostile leaves are drawn as markers and made inside the property, so fast-check never
     // touches a revoked proxy itself while generating, shrinking or printing.
     const makers = [...unreadable.map(([, make]) => make), lyingArray, () => () => 1];
-    const hostileValue = fc.oneof(fc.jsonValue(), fc.nat(makers.length - 1).map((index) => ({ [marker]: index })));
+    const hostileValue = fc.oneof(
+      fc.jsonValue(),
+      fc.nat(makers.length - 1).map((index) => ({ [marker]: index })),
+    );
     const materialize = (value: unknown): unknown => {
       if (value === null || typeof value !== 'object') return value;
       if (marker in value) return makers[(value as Record<string, number>)[marker]!]!();
@@ -136,7 +162,10 @@ describe('createRequestContext (hostile input)', () => {
       {
         request: fc.record({ method: hostileValue, headers: fc.oneof(hostileValue, fc.dictionary(fc.string(), hostileValue)), endpoint: hostileValue }, { requiredKeys: [] }),
         client: fc.record({ name: hostileValue, capabilities: fc.oneof(hostileValue, fc.dictionary(fc.string(), hostileValue)) }, { requiredKeys: [] }),
-        auth: fc.record({ scopes: fc.oneof(hostileValue, fc.array(hostileValue)), claims: fc.oneof(hostileValue, fc.dictionary(fc.string(), hostileValue)) }, { requiredKeys: [] }),
+        auth: fc.record(
+          { scopes: fc.oneof(hostileValue, fc.array(hostileValue)), claims: fc.oneof(hostileValue, fc.dictionary(fc.string(), hostileValue)) },
+          { requiredKeys: [] },
+        ),
       },
       { requiredKeys: [] },
     );

@@ -8,7 +8,11 @@ import { createGate, gate } from '../../src/sdk/index.js';
 import { connectAsCaller, type Caller } from '../../src/testing/index.js';
 import { settle } from '../../src/testing/probe.js';
 
-const caller: Caller = { client: { name: 'cursor', version: '1.0.0', capabilities: { sampling: {}, elicitation: {}, roots: {} } }, headers: { 'x-canary': '1' }, endpoint: '/mcp' };
+const caller: Caller = {
+  client: { name: 'cursor', version: '1.0.0', capabilities: { sampling: {}, elicitation: {}, roots: {} } },
+  headers: { 'x-canary': '1' },
+  endpoint: '/mcp',
+};
 const names = (items: readonly { name: string }[]) => items.map((item) => item.name);
 
 /** Fails one primitive's rule (insights) and lets everything else through as `allowEverything` would. */
@@ -32,7 +36,14 @@ function recordErrors(): { handler: EvaluationErrorHandler; calls: { error: Poli
 describe('gate (faults in the policy)', () => {
   it('hides the one primitive whose custom operator throws, reports it once per request, and leaves the others alone', async () => {
     const errors = recordErrors();
-    const failing = compilePolicy(failingDocument, { operators: { explode: () => { throw new Error('boom'); } }, onError: errors.handler });
+    const failing = compilePolicy(failingDocument, {
+      operators: {
+        explode: () => {
+          throw new Error('boom');
+        },
+      },
+      onError: errors.handler,
+    });
     const healthy = compilePolicy({ ...failingDocument, rules: [] });
     const [broken, baseline] = [await serveDemo(failing), await serveDemo(healthy)];
 
@@ -59,7 +70,11 @@ describe('gate (faults in the policy)', () => {
   it('hides a primitive whose rule exceeds its iteration budget at run time (a rule that throws)', async () => {
     const errors = recordErrors();
     const expensive = compilePolicy(
-      { version: 1, default: 'allow', rules: [{ id: 'scan-scopes', effect: 'deny', appliesTo: { names: ['insights'] }, when: { some: [{ var: 'auth.scopes' }, { '==': [{ var: '' }, 'x'] }] } }] },
+      {
+        version: 1,
+        default: 'allow',
+        rules: [{ id: 'scan-scopes', effect: 'deny', appliesTo: { names: ['insights'] }, when: { some: [{ var: 'auth.scopes' }, { '==': [{ var: '' }, 'x'] }] } }],
+      },
       { maxIterations: 10, onError: errors.handler },
     );
     const server = createDemoServer();
@@ -71,7 +86,16 @@ describe('gate (faults in the policy)', () => {
   });
 
   it('keeps serving when the onError handler itself throws', async () => {
-    const failing = compilePolicy(failingDocument, { operators: { explode: () => { throw new Error('boom'); } }, onError: () => { throw new Error('handler down'); } });
+    const failing = compilePolicy(failingDocument, {
+      operators: {
+        explode: () => {
+          throw new Error('boom');
+        },
+      },
+      onError: () => {
+        throw new Error('handler down');
+      },
+    });
     const connection = await serveDemo(failing);
     expect(names((await connection.client.listTools()).tools)).not.toContain('insights');
     expect(names((await connection.client.listTools()).tools)).toContain('deploy_preview');
@@ -81,7 +105,11 @@ describe('gate (faults in the policy)', () => {
   it('fails closed when a hand-written Policy breaks its promise and throws', async () => {
     const healthy = compilePolicy({ version: 1, default: 'allow' });
     const evaluate: Policy['evaluate'] = (context, primitive) =>
-      primitive.name === 'insights' ? (() => { throw new Error('broken policy'); })() : healthy.evaluate(context, primitive);
+      primitive.name === 'insights'
+        ? (() => {
+            throw new Error('broken policy');
+          })()
+        : healthy.evaluate(context, primitive);
     const throwing: Policy = {
       ...healthy,
       evaluate,
@@ -100,7 +128,10 @@ describe('gate (faults in the policy)', () => {
     ['null', null, Error],
     ['an array', [], Error],
   ])('keeps the old policy when a reload with %s fails', async (_label, next, errorClass) => {
-    const handle = createGate({ policy: { version: 1, default: 'allow', rules: [{ id: 'no-admin', effect: 'deny', appliesTo: { groups: ['admin'] } }] }, metadata: demoMetadata });
+    const handle = createGate({
+      policy: { version: 1, default: 'allow', rules: [{ id: 'no-admin', effect: 'deny', appliesTo: { groups: ['admin'] } }] },
+      metadata: demoMetadata,
+    });
     const server = createDemoServer();
     handle.install(server);
     const connection = await connectAsCaller(server, caller);

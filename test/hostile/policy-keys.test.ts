@@ -62,7 +62,10 @@ describe('compilePolicy (hostile keys)', () => {
   it('treats every Object.prototype member name as an unknown operator, at its path', () => {
     for (const name of objectPrototypeMembers) {
       const issues = issuesOf(withWhen(JSON.parse(`{${JSON.stringify(name)}: [1]}`)));
-      expect(issues.map(({ code, path }) => ({ code, path })), name).toEqual([{ code: 'unknown_operator', path: `rules[0].when.${name}` }]);
+      expect(
+        issues.map(({ code, path }) => ({ code, path })),
+        name,
+      ).toEqual([{ code: 'unknown_operator', path: `rules[0].when.${name}` }]);
     }
   });
 
@@ -100,7 +103,14 @@ describe('compilePolicy (hostile keys)', () => {
   // `when`, so its issues repeated per rule, and a policy without any `when` accepted it silently.
   it('reports an invalid custom operator once, whether or not a rule has a condition', () => {
     const operators = { Bad: () => true };
-    const twoRules = { version: 1, default: 'deny', rules: [{ id: 'a', effect: 'allow', when: true }, { id: 'b', effect: 'allow', when: true }] };
+    const twoRules = {
+      version: 1,
+      default: 'deny',
+      rules: [
+        { id: 'a', effect: 'allow', when: true },
+        { id: 'b', effect: 'allow', when: true },
+      ],
+    };
     expect(issuesOf(twoRules, { operators }).map(({ path }) => path)).toEqual(['operators.Bad']);
     expect(issuesOf({ version: 1, default: 'deny' }, { operators }).map(({ path }) => path)).toEqual(['operators.Bad']);
   });

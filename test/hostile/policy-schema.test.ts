@@ -30,19 +30,30 @@ const isObject = (value: unknown) => value !== null && typeof value === 'object'
 const positions: readonly { path: string; place: (value: unknown) => unknown; accepts: (value: unknown) => boolean }[] = [
   { path: 'version', place: (value) => ({ default: 'deny', version: value }), accepts: (value) => value === 1 },
   { path: 'default', place: (value) => ({ version: 1, default: value }), accepts: (value) => value === 'allow' || value === 'deny' },
-  { path: 'enforceRequirements', place: (value) => ({ version: 1, default: 'deny', enforceRequirements: value }), accepts: (value) => value === undefined || typeof value === 'boolean' },
+  {
+    path: 'enforceRequirements',
+    place: (value) => ({ version: 1, default: 'deny', enforceRequirements: value }),
+    accepts: (value) => value === undefined || typeof value === 'boolean',
+  },
   { path: 'description', place: (value) => ({ version: 1, default: 'deny', description: value }), accepts: (value) => value === undefined || isString(value) },
   { path: '$schema', place: (value) => ({ version: 1, default: 'deny', $schema: value }), accepts: (value) => value === undefined || isString(value) },
-  { path: 'rules', place: (value) => ({ version: 1, default: 'deny', rules: value }), accepts: (value) => value === undefined || (Array.isArray(value) && value.length === 0) },
+  {
+    path: 'rules',
+    place: (value) => ({ version: 1, default: 'deny', rules: value }),
+    accepts: (value) => value === undefined || (Array.isArray(value) && value.length === 0),
+  },
   { path: 'rules[0]', place: (value) => ({ version: 1, default: 'deny', rules: [value] }), accepts: () => false },
   ...(['id', 'effect', 'description', 'appliesTo'] as const).map((field) => ({
     path: `rules[0].${field}`,
     place: (value: unknown) => ({ version: 1, default: 'deny', rules: [{ id: 'r', effect: 'allow', [field]: value }] }),
     accepts: (value: unknown) =>
-      field === 'id' ? isLabel(value) && /^[A-Za-z0-9]/.test(value as string)
-      : field === 'effect' ? value === 'allow'
-      : field === 'description' ? value === undefined || isString(value)
-      : value === undefined || (isObject(value) && Object.keys(value as object).length === 0),
+      field === 'id'
+        ? isLabel(value) && /^[A-Za-z0-9]/.test(value as string)
+        : field === 'effect'
+          ? value === 'allow'
+          : field === 'description'
+            ? value === undefined || isString(value)
+            : value === undefined || (isObject(value) && Object.keys(value as object).length === 0),
   })),
   ...(['kinds', 'names', 'groups', 'tags'] as const).flatMap((field) => [
     {
@@ -71,13 +82,19 @@ describe('compilePolicy (wrong types at every schema position)', () => {
     const issues = issuesOf(position.place(value));
     expect(issues.length).toBeGreaterThan(0);
     // A wrong element is reported at the element (`rules[0]` for `rules: ["x"]`), a missing field at the field.
-    expect(issues.every((issue) => issue.code === 'invalid_document' && isAtOrBelow(issue.path, path)), JSON.stringify(issues)).toBe(true);
+    expect(
+      issues.every((issue) => issue.code === 'invalid_document' && isAtOrBelow(issue.path, path)),
+      JSON.stringify(issues),
+    ).toBe(true);
   });
 
   it('reports the non-JSON NaN at every numeric-looking position', () => {
     for (const position of positions) {
       if (position.accepts(Number.NaN)) continue;
-      expect(issuesOf(position.place(Number.NaN)).some((issue) => isAtOrBelow(issue.path, position.path)), position.path).toBe(true);
+      expect(
+        issuesOf(position.place(Number.NaN)).some((issue) => isAtOrBelow(issue.path, position.path)),
+        position.path,
+      ).toBe(true);
     }
   });
 
@@ -97,10 +114,23 @@ describe('compilePolicy (wrong types at every schema position)', () => {
     };
     const paths = issuesOf(document).map((issue) => issue.path);
     for (const path of [
-      'version', 'default', 'enforceRequirements', 'description', '',
-      'rules[0].id', 'rules[0].when.startswith',
-      'rules[1].effect', 'rules[1].appliesTo.kinds[0]', 'rules[1].appliesTo.names[0]', 'rules[1].appliesTo.groups[0]', 'rules[1].appliesTo.tags', 'rules[1].appliesTo', 'rules[1].when["!"]',
-      'rules[2].when.var', 'rules[3].id', 'rules[3].when.log',
+      'version',
+      'default',
+      'enforceRequirements',
+      'description',
+      '',
+      'rules[0].id',
+      'rules[0].when.startswith',
+      'rules[1].effect',
+      'rules[1].appliesTo.kinds[0]',
+      'rules[1].appliesTo.names[0]',
+      'rules[1].appliesTo.groups[0]',
+      'rules[1].appliesTo.tags',
+      'rules[1].appliesTo',
+      'rules[1].when["!"]',
+      'rules[2].when.var',
+      'rules[3].id',
+      'rules[3].when.log',
     ]) {
       expect(paths).toContain(path);
     }
@@ -144,10 +174,38 @@ describe('compilePolicy (arity, duplicates, cycles)', () => {
   });
 
   it.each([
-    ['through operations', () => { const node: Record<string, unknown[]> = { and: [] }; node['and']!.push(node); return node; }],
-    ['through arrays', () => { const node: unknown[] = []; node.push(node); return { in: ['x', node] }; }],
-    ['through object literals', () => { const node: Record<string, unknown> = { a: 1 }; node['self'] = node; return node; }],
-    ['through a var argument', () => { const node: Record<string, unknown> = {}; node['var'] = node; return node; }],
+    [
+      'through operations',
+      () => {
+        const node: Record<string, unknown[]> = { and: [] };
+        node['and']!.push(node);
+        return node;
+      },
+    ],
+    [
+      'through arrays',
+      () => {
+        const node: unknown[] = [];
+        node.push(node);
+        return { in: ['x', node] };
+      },
+    ],
+    [
+      'through object literals',
+      () => {
+        const node: Record<string, unknown> = { a: 1 };
+        node['self'] = node;
+        return node;
+      },
+    ],
+    [
+      'through a var argument',
+      () => {
+        const node: Record<string, unknown> = {};
+        node['var'] = node;
+        return node;
+      },
+    ],
   ])('rejects a cyclic condition %s at the depth limit, with bounded work', (_label, build) => {
     const counted = countReads(withWhen(build()));
     const issues = issuesOf(counted.value);
@@ -213,14 +271,59 @@ describe('policies/policy.schema.json (what an editor checks)', () => {
 
   it('agrees with compilePolicy on which var paths are errors', () => {
     const paths = [
-      'request', 'request.method', 'request.method.length', 'request.method.0', 'request.method.x', 'request.headers', 'request.headers.x-a',
-      'request.headers.X-A', 'request.headers.x-a.length', 'request.headers.x-a.b', 'request.header', 'request.endpoint', 'request.sessionId',
-      'request.protocolVersion', 'client', 'client.name', 'client.nme', 'client.version.1', 'client.capabilities', 'client.capabilities.any.thing',
-      'auth', 'auth.clientId', 'auth.subject', 'auth.scope', 'auth.scopes', 'auth.scopes.0', 'auth.scopes.01', 'auth.scopes.length',
-      'auth.scopes.length.x', 'auth.scopes.admin', 'auth.claims', 'auth.claims.a.b.c', 'primitive', 'primitive.kind', 'primitive.name',
-      'primitive.uri', 'primitive.uriTemplate', 'primitive.version', 'primitive.groups', 'primitive.groups.2', 'primitive.tags', 'primitive.tag',
-      'primitive.requires', 'primitive.requires.capabilities', 'primitive.requires.capabilities.0', 'primitive.requires.headers',
-      'primitive.requires.headers.x-b', 'primitive.requires.header', 'primitive.endpoints', 'tool.name', 'tool.nam', 'reqest', 'request.',
+      'request',
+      'request.method',
+      'request.method.length',
+      'request.method.0',
+      'request.method.x',
+      'request.headers',
+      'request.headers.x-a',
+      'request.headers.X-A',
+      'request.headers.x-a.length',
+      'request.headers.x-a.b',
+      'request.header',
+      'request.endpoint',
+      'request.sessionId',
+      'request.protocolVersion',
+      'client',
+      'client.name',
+      'client.nme',
+      'client.version.1',
+      'client.capabilities',
+      'client.capabilities.any.thing',
+      'auth',
+      'auth.clientId',
+      'auth.subject',
+      'auth.scope',
+      'auth.scopes',
+      'auth.scopes.0',
+      'auth.scopes.01',
+      'auth.scopes.length',
+      'auth.scopes.length.x',
+      'auth.scopes.admin',
+      'auth.claims',
+      'auth.claims.a.b.c',
+      'primitive',
+      'primitive.kind',
+      'primitive.name',
+      'primitive.uri',
+      'primitive.uriTemplate',
+      'primitive.version',
+      'primitive.groups',
+      'primitive.groups.2',
+      'primitive.tags',
+      'primitive.tag',
+      'primitive.requires',
+      'primitive.requires.capabilities',
+      'primitive.requires.capabilities.0',
+      'primitive.requires.headers',
+      'primitive.requires.headers.x-b',
+      'primitive.requires.header',
+      'primitive.endpoints',
+      'tool.name',
+      'tool.nam',
+      'reqest',
+      'request.',
     ];
     for (const path of paths) {
       const rejected = issuesOf(withWhen({ var: path })).length > 0;

@@ -76,7 +76,12 @@ describe('compilePolicy (hostile sizes)', () => {
     ['a rule id', (big: string) => ({ version: 1, default: 'deny', rules: [{ id: big, effect: 'allow' }] }), 'rules[0].id', 'invalid_document'],
     ['a description', (big: string) => ({ version: 1, default: 'deny', description: big }), 'description', 'invalid_document'],
     ['$schema', (big: string) => ({ version: 1, default: 'deny', $schema: big }), '$schema', 'invalid_document'],
-    ['a name glob', (big: string) => ({ version: 1, default: 'deny', rules: [{ id: 'r', effect: 'allow', appliesTo: { names: [big] } }] }), 'rules[0].appliesTo.names[0]', 'invalid_document'],
+    [
+      'a name glob',
+      (big: string) => ({ version: 1, default: 'deny', rules: [{ id: 'r', effect: 'allow', appliesTo: { names: [big] } }] }),
+      'rules[0].appliesTo.names[0]',
+      'invalid_document',
+    ],
     ['an operator name', (big: string) => withWhen({ [big]: [] }), undefined, 'unknown_operator'],
   ])('rejects a 5 MB string in %s without echoing it', (_label, build, path, code) => {
     const attempt = compileCounting(build('x'.repeat(5 * MB)));

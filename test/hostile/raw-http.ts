@@ -53,15 +53,19 @@ export function jsonRpc(method: string, params?: unknown): string {
 }
 
 /** initialize + notifications/initialized, as raw requests; returns the session id. */
-export async function openSession(url: URL, capabilities: unknown, headers: Record<string, string | string[]> = {}): Promise<{ sessionId: string | undefined; response: RawResponse }> {
-  const response = await rawPost(
-    url,
-    jsonRpc('initialize', { protocolVersion: '2025-06-18', capabilities, clientInfo: { name: 'raw-client', version: '1.0.0' } }),
-    headers,
-  );
+export async function openSession(
+  url: URL,
+  capabilities: unknown,
+  headers: Record<string, string | string[]> = {},
+): Promise<{ sessionId: string | undefined; response: RawResponse }> {
+  const response = await rawPost(url, jsonRpc('initialize', { protocolVersion: '2025-06-18', capabilities, clientInfo: { name: 'raw-client', version: '1.0.0' } }), headers);
   const sessionId = response.headers['mcp-session-id'] as string | undefined;
   if (sessionId !== undefined) {
-    await rawPost(url, JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' }), { ...headers, 'mcp-session-id': sessionId, 'mcp-protocol-version': '2025-06-18' });
+    await rawPost(url, JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' }), {
+      ...headers,
+      'mcp-session-id': sessionId,
+      'mcp-protocol-version': '2025-06-18',
+    });
   }
   return { sessionId, response };
 }

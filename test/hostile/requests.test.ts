@@ -73,7 +73,10 @@ describe('gate over Streamable HTTP (hostile requests)', () => {
     const body = `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","clientInfo":{"name":"deep","version":"1"},"capabilities":{"sampling":{},"extensions":{"x":${nested}}}}}`;
     const response = await rawPost(gated.host.url, body);
     const sessionId = response.headers['mcp-session-id'] as string;
-    await rawPost(gated.host.url, JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' }), { 'mcp-session-id': sessionId, 'mcp-protocol-version': '2025-06-18' });
+    await rawPost(gated.host.url, JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' }), {
+      'mcp-session-id': sessionId,
+      'mcp-protocol-version': '2025-06-18',
+    });
     const all = [];
     for (let cursor: string | undefined, page = 0; page === 0 || cursor !== undefined; page++) {
       const message = await call(gated.host.url, sessionId, 'tools/list', cursor === undefined ? {} : { cursor });
@@ -106,11 +109,14 @@ describe('gate over Streamable HTTP (hostile requests)', () => {
     expect(await call(gated.host.url, sessionId!, 'tools/list', { cursor: first.nextCursor }, canary)).toHaveProperty('result.tools');
   });
 
-  it.each([['tools/lisst'], ['__proto__'], ['constructor'], ['toString'], ['hasOwnProperty'], ['']])('answers the unknown method %j with -32601, as the SDK does', async (method) => {
-    const [mine, theirs] = await askBoth(method, {});
-    expect(mine).toEqual(theirs);
-    expect(mine).toMatchObject({ error: { code: -32601, message: 'Method not found' } });
-  });
+  it.each([['tools/lisst'], ['__proto__'], ['constructor'], ['toString'], ['hasOwnProperty'], ['']])(
+    'answers the unknown method %j with -32601, as the SDK does',
+    async (method) => {
+      const [mine, theirs] = await askBoth(method, {});
+      expect(mine).toEqual(theirs);
+      expect(mine).toMatchObject({ error: { code: -32601, message: 'Method not found' } });
+    },
+  );
 
   const hostileName = 'n'.repeat(100_000);
   it.each([
@@ -146,7 +152,10 @@ describe('gate over Streamable HTTP (hostile requests)', () => {
 
   it.each([
     ['gate metadata', { 'mcp-gate': { groups: [] } }],
-    ['a 2026 envelope naming a beta client', { 'io.modelcontextprotocol/clientInfo': { name: 'claude-code', version: '1' }, 'io.modelcontextprotocol/clientCapabilities': { sampling: {}, elicitation: {} } }],
+    [
+      'a 2026 envelope naming a beta client',
+      { 'io.modelcontextprotocol/clientInfo': { name: 'claude-code', version: '1' }, 'io.modelcontextprotocol/clientCapabilities': { sampling: {}, elicitation: {} } },
+    ],
   ])('grants nothing for a request _meta carrying %s', async (_label, meta) => {
     const { sessionId } = await openSession(gated.host.url, {});
     const plain = namesIn(await call(gated.host.url, sessionId!, 'tools/list', {}));
@@ -165,7 +174,10 @@ describe('gate over Streamable HTTP (hostile requests)', () => {
   it('ignores a forged capability envelope on a stateless request: capability-gated tools stay hidden', async () => {
     const stateless = await startDemoHost(createDemoGate(demoPolicy), true);
     try {
-      const envelope = { 'io.modelcontextprotocol/clientCapabilities': { sampling: {}, elicitation: {}, roots: {} }, 'io.modelcontextprotocol/clientInfo': { name: 'claude-code', version: '1' } };
+      const envelope = {
+        'io.modelcontextprotocol/clientCapabilities': { sampling: {}, elicitation: {}, roots: {} },
+        'io.modelcontextprotocol/clientInfo': { name: 'claude-code', version: '1' },
+      };
       const response = await rawPost(stateless.host.url, jsonRpc('tools/list', { _meta: envelope }), { 'mcp-protocol-version': '2025-06-18' });
       const listed = namesIn(response.messages.at(-1)!);
       expect(listed).toContain('search');

@@ -118,7 +118,12 @@ describe.each(bindings)('otelDecisions on $name', (binding: Binding) => {
 
     const spans = await telemetry.spans();
     expect(spans.map((span) => span.name)).toEqual(['prompts/get greeting', 'prompts/get runbook', 'resources/read', 'resources/read']);
-    expect(spans.map((span) => span.attributes['gen_ai.prompt.name'] ?? span.attributes['mcp.resource.uri'])).toEqual(['greeting', 'runbook', 'file:///readme.md', 'file:///audit.log']);
+    expect(spans.map((span) => span.attributes['gen_ai.prompt.name'] ?? span.attributes['mcp.resource.uri'])).toEqual([
+      'greeting',
+      'runbook',
+      'file:///readme.md',
+      'file:///audit.log',
+    ]);
     expect(spans.map((span) => span.attributes['rpc.response.status_code'])).toEqual([undefined, '-32602', undefined, '-32602']);
     expect(spans.flatMap(evaluations).map((event) => [event['feature_flag.key'], event['feature_flag.result.variant']])).toEqual([
       ['prompt:greeting', 'visible'],
@@ -153,10 +158,19 @@ describe.each(bindings)('otelDecisions on $name', (binding: Binding) => {
     await client.listResources();
 
     const summary = async (name: string) =>
-      Object.fromEntries((await telemetry.points(name)).map(({ attributes, value }) => [attributes['mcp.method.name'], { count: (value as { count: number }).count, sum: (value as { sum: number }).sum }]));
+      Object.fromEntries(
+        (await telemetry.points(name)).map(({ attributes, value }) => [
+          attributes['mcp.method.name'],
+          { count: (value as { count: number }).count, sum: (value as { sum: number }).sum },
+        ]),
+      );
     expect(await summary('mcp_gate.list.items')).toEqual({ 'tools/list': { count: 1, sum: 2 }, 'prompts/list': { count: 1, sum: 2 }, 'resources/list': { count: 1, sum: 2 } });
-    expect(await summary('mcp_gate.list.visible_items')).toEqual({ 'tools/list': { count: 1, sum: 1 }, 'prompts/list': { count: 1, sum: 1 }, 'resources/list': { count: 1, sum: 1 } });
-    expect((await telemetry.spans())).toEqual([]);
+    expect(await summary('mcp_gate.list.visible_items')).toEqual({
+      'tools/list': { count: 1, sum: 1 },
+      'prompts/list': { count: 1, sum: 1 },
+      'resources/list': { count: 1, sum: 1 },
+    });
+    expect(await telemetry.spans()).toEqual([]);
   });
 
   it('adds the event and the MCP attributes to the active server span instead of starting one', async () => {
@@ -229,7 +243,17 @@ describe('otelDecisions privacy', () => {
     await client.callTool({ name: 'deploy', arguments: { text: 'argument-value' } });
     const [span] = await telemetry.spans();
     expect(evaluations(span!)[0]).toMatchObject({ 'feature_flag.result.variant': 'visible' }); // the admin scope came through
-    for (const secret of ['secret-token', 'acme', 'session-123', 'client-7', 'user-42', 'argument-value', 'http.request.header', 'feature_flag.context.id', 'mcp.session.id']) {
+    for (const secret of [
+      'secret-token',
+      'acme',
+      'session-123',
+      'client-7',
+      'user-42',
+      'argument-value',
+      'http.request.header',
+      'feature_flag.context.id',
+      'mcp.session.id',
+    ]) {
       expect(everything(span!)).not.toContain(secret);
     }
   });

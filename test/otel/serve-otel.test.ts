@@ -110,9 +110,14 @@ describe('mcp-gate serve --otel', () => {
     ]);
 
     type MetricBody = { resourceMetrics: { scopeMetrics: { metrics: { name: string; sum?: { dataPoints: { attributes: KeyValue[]; asInt?: string | number }[] } }[] }[] }[] };
-    const exported = metrics.flatMap((post) => (JSON.parse(post.body.toString('utf8')) as MetricBody).resourceMetrics.flatMap((resource) => resource.scopeMetrics.flatMap((scope) => scope.metrics)));
+    const exported = metrics.flatMap((post) =>
+      (JSON.parse(post.body.toString('utf8')) as MetricBody).resourceMetrics.flatMap((resource) => resource.scopeMetrics.flatMap((scope) => scope.metrics)),
+    );
     expect(new Set(exported.map((metric) => metric.name))).toEqual(new Set(['mcp_gate.decisions', 'mcp_gate.list.items', 'mcp_gate.list.visible_items']));
-    const decisions = exported.filter((metric) => metric.name === 'mcp_gate.decisions').at(-1)!.sum!.dataPoints.map((point) => attributesOf(point.attributes)['mcp_gate.decision']);
+    const decisions = exported
+      .filter((metric) => metric.name === 'mcp_gate.decisions')
+      .at(-1)!
+      .sum!.dataPoints.map((point) => attributesOf(point.attributes)['mcp_gate.decision']);
     expect(decisions.sort()).toEqual(['hidden', 'visible']);
   }, 120_000);
 
@@ -126,7 +131,17 @@ describe('mcp-gate serve --otel', () => {
     for (const post of [...traces, ...metrics]) expect(post.contentType).toBe('application/x-protobuf');
     // Protobuf keeps strings as UTF-8 bytes: the attribute names and values are in the payload.
     const traceBytes = Buffer.concat(traces.map((post) => post.body)).toString('latin1');
-    for (const text of ['tools/call deploy_preview', 'feature_flag.evaluation', 'feature_flag.key', 'tool:deploy_preview', 'feature_flag.result.variant', 'hidden', 'visible', 'gate-under-test', '-32602']) {
+    for (const text of [
+      'tools/call deploy_preview',
+      'feature_flag.evaluation',
+      'feature_flag.key',
+      'tool:deploy_preview',
+      'feature_flag.result.variant',
+      'hidden',
+      'visible',
+      'gate-under-test',
+      '-32602',
+    ]) {
       expect(traceBytes).toContain(text);
     }
     const metricBytes = Buffer.concat(metrics.map((post) => post.body)).toString('latin1');

@@ -29,8 +29,7 @@ function runProgram(file: string, args: readonly string[], cwd: string, timeoutM
       if (error && typeof error.code !== 'number') {
         const why = error.killed ? `killed after ${timeoutMs} ms` : error.message;
         reject(new Error(`${file} ${args.join(' ')}: ${why}\n${stderr}`));
-      }
-      else resolve({ code: typeof error?.code === 'number' ? error.code : 0, stdout, stderr });
+      } else resolve({ code: typeof error?.code === 'number' ? error.code : 0, stdout, stderr });
     });
   });
 }
@@ -110,7 +109,8 @@ describe('the packed package', () => {
       ...Object.values(packageJson.exports).flatMap((target) => (typeof target === 'string' ? [target] : Object.values(target))),
       ...Object.values(packageJson.bin),
     ].map((target) => target.replace(/^\.\//, ''));
-    for (const file of [...targets, 'LICENSE', 'README.md', 'policies/demo.json', 'dist/playground/index.html', 'dist/playground/playground.js']) expect(packedFiles).toContain(file);
+    for (const file of [...targets, 'LICENSE', 'README.md', 'policies/demo.json', 'dist/playground/index.html', 'dist/playground/playground.js'])
+      expect(packedFiles).toContain(file);
     expect(packedFiles.filter((file) => file.endsWith('.map'))).toEqual([]);
     expect(packedFiles.filter((file) => !/^(dist|policies|docs)\/|^(LICENSE|README\.md|package\.json)$/.test(file))).toEqual([]);
   });

@@ -54,7 +54,16 @@ export async function launchChromium(): Promise<BrowserContext> {
   const userDataDir = mkdtempSync(join(tmpdir(), 'mcp-gate-chromium-'));
   return chromium.launchPersistentContext(userDataDir, {
     executablePath: chromiumPath,
-    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+    args: [
+      '--headless',
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-quic',
+      '--no-first-run',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+    ],
     viewport: { width: 1440, height: 1000 },
     acceptDownloads: true,
     timeout: 30_000,

@@ -55,10 +55,12 @@ describe('locateJsonPaths', () => {
       issues = (error as PolicyCompileError).issues;
     }
     const ranges = locateJsonPaths(text);
-    expect(issues.map((issue) => {
-      const { from, to } = rangeOfIssue(ranges, issue);
-      return `${issue.path}: ${text.slice(from, to)}`;
-    })).toEqual(['rules[0].when["!==="]: "!==="', 'rules[1].appliesTo: "group"', 'rules[2].effect: "block"']);
+    expect(
+      issues.map((issue) => {
+        const { from, to } = rangeOfIssue(ranges, issue);
+        return `${issue.path}: ${text.slice(from, to)}`;
+      }),
+    ).toEqual(['rules[0].when["!==="]: "!==="', 'rules[1].appliesTo: "group"', 'rules[2].effect: "block"']);
   });
 
   it('falls back to the nearest enclosing value for a path that is not in the text', () => {

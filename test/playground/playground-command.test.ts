@@ -16,7 +16,14 @@ function get(url: string, options: { method?: string; host?: string } = {}): Pro
   return new Promise((resolve, reject) => {
     const target = new URL(url);
     const sent = request(
-      { host: '127.0.0.1', port: target.port, path: target.pathname, method: options.method ?? 'GET', headers: options.host === undefined ? {} : { host: options.host }, timeout: 5_000 },
+      {
+        host: '127.0.0.1',
+        port: target.port,
+        path: target.pathname,
+        method: options.method ?? 'GET',
+        headers: options.host === undefined ? {} : { host: options.host },
+        timeout: 5_000,
+      },
       (response) => {
         let body = '';
         response.setEncoding('utf8');
@@ -88,9 +95,17 @@ describe('mcp-gate playground', () => {
   });
 
   it('rejects a bad port, an unreadable policy and both --manifest and --server', async () => {
-    expect(await runCli(['playground', '--port', '70000'])).toEqual({ code: 2, stdout: '', stderr: 'mcp-gate playground: --port must be a number from 0 to 65535, got "70000"\n' });
+    expect(await runCli(['playground', '--port', '70000'])).toEqual({
+      code: 2,
+      stdout: '',
+      stderr: 'mcp-gate playground: --port must be a number from 0 to 65535, got "70000"\n',
+    });
     expect(await runCli(['playground', '--policy', 'no-such-policy.json', '--port', '0'])).toEqual({ code: 1, stdout: '', stderr: 'no-such-policy.json: no such file\n' });
-    expect(await runCli(['playground', '--manifest', 'a.json', '--server', 'b.js', '--port', '0'])).toEqual({ code: 2, stdout: '', stderr: 'mcp-gate playground: pass either --manifest or --server, not both\n' });
+    expect(await runCli(['playground', '--manifest', 'a.json', '--server', 'b.js', '--port', '0'])).toEqual({
+      code: 2,
+      stdout: '',
+      stderr: 'mcp-gate playground: pass either --manifest or --server, not both\n',
+    });
   });
 
   it('stops on the signal and says so', async () => {

@@ -10,7 +10,16 @@ import type { BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { compilePolicy } from '../../src/core/policy/compile-policy.js';
 import { clientProfiles } from '../../src/profiles/client-profiles.js';
-import { buildColumns, DecisionTable, describeDecider, diffVisibility, evaluateVisibility, toMetadata, type ManifestPrimitive, type PlaygroundState } from '../../playground/src/model.js';
+import {
+  buildColumns,
+  DecisionTable,
+  describeDecider,
+  diffVisibility,
+  evaluateVisibility,
+  toMetadata,
+  type ManifestPrimitive,
+  type PlaygroundState,
+} from '../../playground/src/model.js';
 import { buildPlayground, builtPage, launchChromium, repositoryRoot, runCli, startCli, waitForUrl, type CliRun, type PageGlobals } from './browser.js';
 
 const demoPolicyText = readFileSync(join(repositoryRoot, 'policies', 'demo.json'), 'utf8');
@@ -59,7 +68,8 @@ function expectedCells(state: Pick<PlaygroundState, 'headerSets' | 'endpoints' |
   return { columns, rows, policy, diff, text };
 }
 
-const waitForUpdate = (on: Page, after: number) => on.waitForFunction((count) => ((globalThis as unknown as PageGlobals).mcpGatePlayground?.updates ?? 0) > count, after, { timeout: 10_000 });
+const waitForUpdate = (on: Page, after: number) =>
+  on.waitForFunction((count) => ((globalThis as unknown as PageGlobals).mcpGatePlayground?.updates ?? 0) > count, after, { timeout: 10_000 });
 const updatesOf = (on: Page) => on.evaluate(() => (globalThis as unknown as PageGlobals).mcpGatePlayground?.updates ?? 0);
 
 /** Replaces the policy the way a person pastes one: select all in the editor, then insert. */
@@ -102,7 +112,9 @@ describe('mcp-gate playground in chromium', () => {
     const revision = compilePolicy(JSON.parse(demoPolicyText)).revision;
     expect(await page.getAttribute('#status', 'data-revision')).toBe(revision);
     expect(await page.evaluate(() => (globalThis as unknown as PageGlobals).mcpGatePlayground!.state().policyFile)).toBe('team-policy.json');
-    expect(await page.textContent('#axes-summary')).toBe(`${clientProfiles.length} client profiles × 2 header sets × 2 endpoints × 1 scope sets = ${clientProfiles.length * 4} contexts; 13 primitives.`);
+    expect(await page.textContent('#axes-summary')).toBe(
+      `${clientProfiles.length} client profiles × 2 header sets × 2 endpoints × 1 scope sets = ${clientProfiles.length * 4} contexts; 13 primitives.`,
+    );
   });
 
   it('shows every cell in view as the core decides it, as text and shape, in an ARIA grid', async () => {
@@ -143,7 +155,9 @@ describe('mcp-gate playground in chromium', () => {
     // x-canary: 1 no longer opens deploy_preview: one cell lost per client and endpoint.
     expect(expected.diff).toMatchObject({ gained: 0, lost: clientProfiles.length * 2 });
     const diffText = await page.textContent('#diff');
-    expect(diffText).toContain(`Against the baseline: 0 cells gain a primitive (▲), ${clientProfiles.length * 2} lose one (▼); 0 clients gain, ${clientProfiles.length} clients lose.`);
+    expect(diffText).toContain(
+      `Against the baseline: 0 cells gain a primitive (▲), ${clientProfiles.length * 2} lose one (▼); 0 clients gain, ${clientProfiles.length} clients lose.`,
+    );
     expect(diffText).toContain(`tool deploy_preview: −${clientProfiles.length * 2} contexts`);
     // Scroll to the first lost cell: client 0, x-canary: 1, /mcp is column 2.
     const cells = await renderedCells(page);
@@ -157,12 +171,21 @@ describe('mcp-gate playground in chromium', () => {
   it('explains the cell chosen with the keyboard, clause by clause', async () => {
     await page.click('#matrix [role="gridcell"][data-row="0"][data-column="0"]');
     for (const key of ['ArrowDown', 'ArrowDown', 'ArrowRight', 'ArrowRight', 'ArrowLeft']) await page.keyboard.press(key);
-    expect(await page.evaluate(() => [(globalThis as unknown as PageGlobals).document.activeElement!.dataset.row, (globalThis as unknown as PageGlobals).document.activeElement!.dataset.column])).toEqual(['2', '1']);
+    expect(
+      await page.evaluate(() => [
+        (globalThis as unknown as PageGlobals).document.activeElement!.dataset.row,
+        (globalThis as unknown as PageGlobals).document.activeElement!.dataset.column,
+      ]),
+    ).toEqual(['2', '1']);
     await page.keyboard.press('Enter');
     expect(await page.getAttribute('#matrix [data-row="2"][data-column="1"]', 'aria-selected')).toBe('true');
     const verdict = await page.textContent('#explain [data-testid="verdict"]');
     expect(verdict).toBe('✕ hidden — rule canary-needs-header: denied by rule "canary-needs-header": canary primitives only for requests with x-canary: 1');
-    const clauses = await page.evaluate(() => Object.fromEntries([...(globalThis as unknown as PageGlobals).document.querySelectorAll('#explain .clause[data-path]')].map((clause) => [clause.dataset.path, clause.textContent])));
+    const clauses = await page.evaluate(() =>
+      Object.fromEntries(
+        [...(globalThis as unknown as PageGlobals).document.querySelectorAll('#explain .clause[data-path]')].map((clause) => [clause.dataset.path, clause.textContent]),
+      ),
+    );
     expect(clauses).toEqual({
       'rules[0].when': '✓ {"!==":[{"var":"request.headers.x-canary"},"yes"]} = true → true',
       'rules[0].when["!=="][0]': '✕ {"var":"request.headers.x-canary"} = null → false',
@@ -183,7 +206,9 @@ describe('mcp-gate playground in chromium', () => {
 
   it('marks the rules that decided nothing anywhere in the matrix', async () => {
     await page.waitForSelector('#coverage[data-state="done"]');
-    const coverage = await page.evaluate(() => [...(globalThis as unknown as PageGlobals).document.querySelectorAll('#coverage li')].map((item) => `${item.className}: ${item.textContent}`));
+    const coverage = await page.evaluate(() =>
+      [...(globalThis as unknown as PageGlobals).document.querySelectorAll('#coverage li')].map((item) => `${item.className}: ${item.textContent}`),
+    );
     expect(coverage).toEqual([
       `used: canary-needs-header: decided ${clientProfiles.length * 4} cells`,
       expect.stringMatching(/^used: beta-testers-only: decided \d+ cells$/),

@@ -118,7 +118,19 @@ describe('the MCP Inspector CLI profile', () => {
 
     it.each(readmeRows)('is what `mcp-gate explain --client inspector-cli` shows for $request', async (row) => {
       const headers = Object.entries(row.headers).flatMap(([name, value]) => ['--header', `${name}=${value}`]);
-      const explained = await runInRepository(['explain', '--policy', 'policies/demo.json', '--server', 'src/demo/demo-server.ts', '--client', 'inspector-cli', '--endpoint', row.path, ...headers, '--json']);
+      const explained = await runInRepository([
+        'explain',
+        '--policy',
+        'policies/demo.json',
+        '--server',
+        'src/demo/demo-server.ts',
+        '--client',
+        'inspector-cli',
+        '--endpoint',
+        row.path,
+        ...headers,
+        '--json',
+      ]);
       expect(explained.code).toBe(0);
       const visible = (JSON.parse(explained.stdout) as { primitives: ExplainedPrimitive[] }).primitives.filter((primitive) => primitive.visible);
       const named = (kind: string) => visible.filter((primitive) => primitive.kind === kind);

@@ -22,7 +22,15 @@ const domain: Record<string, readonly unknown[]> = {
   'auth.claims.sub': [undefined, 'alice', 'bob', ['alice'], 0],
   'client.name': [undefined, '', 'cursor', 'curious', 'vscode', 'claude-code', 'Vis', 'Visual'],
   'client.version': [undefined, '0.9.0', '1.0.0', '1.0.0-rc.1', 'v2', 'x'],
-  'client.capabilities': [undefined, {}, { sampling: {} }, { roots: {}, elicitation: {} }, { elicitation: { url: {} } }, { 'elicitation.url': {} }, { extensions: { 'com.example/report-export': {} }, sampling: {} }],
+  'client.capabilities': [
+    undefined,
+    {},
+    { sampling: {} },
+    { roots: {}, elicitation: {} },
+    { elicitation: { url: {} } },
+    { 'elicitation.url': {} },
+    { extensions: { 'com.example/report-export': {} }, sampling: {} },
+  ],
 };
 const domainPaths = Object.keys(domain);
 
@@ -38,7 +46,11 @@ function* contexts(paths: readonly string[]): Generator<RequestContext> {
   const choice = paths.map(() => 0);
   for (;;) {
     const headers: Record<string, string> = {};
-    const input = { request: { method: 'tools/list', endpoint: '/mcp', headers }, client: {} as Record<string, unknown>, auth: { scopes: [] as unknown, claims: {} as Record<string, unknown> } };
+    const input = {
+      request: { method: 'tools/list', endpoint: '/mcp', headers },
+      client: {} as Record<string, unknown>,
+      auth: { scopes: [] as unknown, claims: {} as Record<string, unknown> },
+    };
     paths.forEach((path, index) => {
       const value = domain[path]![choice[index]!];
       if (value === undefined) return;
@@ -65,7 +77,11 @@ const primitivePool: PrimitiveMetadata[] = [
 ];
 
 const invariant: fc.Arbitrary<Invariant> = fc
-  .record({ mode: fc.constantFrom('never', 'always'), visible: fc.constantFrom('visible', 'hidden', 'either'), condition: fc.array(conditions(), { minLength: 1, maxLength: 3 }) })
+  .record({
+    mode: fc.constantFrom('never', 'always'),
+    visible: fc.constantFrom('visible', 'hidden', 'either'),
+    condition: fc.array(conditions(), { minLength: 1, maxLength: 3 }),
+  })
   .map(({ mode, visible, condition }) => {
     const decision = visible === 'visible' ? [{ var: 'visible' }] : visible === 'hidden' ? [{ '!': { var: 'visible' } }] : [];
     // Conjunctions are rarely satisfiable by chance: many invariants hold, and a wrong class shows.

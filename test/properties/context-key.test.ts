@@ -19,38 +19,40 @@ import { propertyParameters } from './seed.js';
 
 const computedPath = fc.constantFrom('request.headers.', 'auth.claims.', 'client.capabilities.');
 
-const read = fc.oneof(
-  // Sub-paths below free-form maps. A literal `request.headers.x.team` no longer compiles (a header
-  // is a string, with no field "team"); dotted header names stay in the requirements below.
-  {
-    weight: 4,
-    arbitrary: fc.constantFrom(
-      'request.headers.x-team.length',
-      'request.headers.x-team.0',
-      'client.capabilities.elicitation.url',
-      'client.capabilities.sampling.tools',
-      'auth.claims.level',
-      'auth.claims.org.role',
-      'auth.scopes.length',
-    ),
-  },
-  // Fields, and whole objects.
-  {
-    weight: 3,
-    arbitrary: fc.constantFrom(
-      'request.headers.x-team',
-      'request.headers.x',
-      'request.headers',
-      'request.endpoint',
-      'request',
-      'client.capabilities',
-      'auth.claims',
-      'auth.claims.org',
-      'auth.scopes',
-      'auth.subject',
-    ),
-  },
-).map((path): unknown => ({ var: path }));
+const read = fc
+  .oneof(
+    // Sub-paths below free-form maps. A literal `request.headers.x.team` no longer compiles (a header
+    // is a string, with no field "team"); dotted header names stay in the requirements below.
+    {
+      weight: 4,
+      arbitrary: fc.constantFrom(
+        'request.headers.x-team.length',
+        'request.headers.x-team.0',
+        'client.capabilities.elicitation.url',
+        'client.capabilities.sampling.tools',
+        'auth.claims.level',
+        'auth.claims.org.role',
+        'auth.scopes.length',
+      ),
+    },
+    // Fields, and whole objects.
+    {
+      weight: 3,
+      arbitrary: fc.constantFrom(
+        'request.headers.x-team',
+        'request.headers.x',
+        'request.headers',
+        'request.endpoint',
+        'request',
+        'client.capabilities',
+        'auth.claims',
+        'auth.claims.org',
+        'auth.scopes',
+        'auth.subject',
+      ),
+    },
+  )
+  .map((path): unknown => ({ var: path }));
 
 // Computed paths: which header or claim is read depends on the request.
 const computedRead = fc
@@ -68,13 +70,27 @@ const condition: fc.Arbitrary<unknown> = fc.letrec<{ condition: unknown }>((tie)
     fc.tuple(anyRead, value).map(([left, right]) => ({ '==': [{ var: [(left as { var: unknown }).var, right] }, right] })),
     anyRead.map((path) => ({ '!!': [path] })),
     anyRead.map((path) => ({ '>': [{ '/': [1, path] }, 0] })),
-    fc.subarray(['request.headers.x-team', 'request.headers.x-team.length', 'auth.claims.org.role', 'auth.subject', 'client.capabilities.sampling'], { minLength: 1 }).map((keys) => ({ missing: keys })),
-    fc.tuple(fc.constantFrom(1, 2), fc.subarray(['request.headers.x-team', 'auth.claims.level', 'client.name'], { minLength: 1 })).map(([need, keys]) => ({ missing_some: [need, keys] })),
+    fc
+      .subarray(['request.headers.x-team', 'request.headers.x-team.length', 'auth.claims.org.role', 'auth.subject', 'client.capabilities.sampling'], { minLength: 1 })
+      .map((keys) => ({ missing: keys })),
+    fc
+      .tuple(fc.constantFrom(1, 2), fc.subarray(['request.headers.x-team', 'auth.claims.level', 'client.name'], { minLength: 1 }))
+      .map(([need, keys]) => ({ missing_some: [need, keys] })),
     computedPath.map((prefix) => ({ missing: [{ cat: [prefix, { var: 'request.headers.x-which' }] }] })),
     fc.constantFrom('sampling', 'elicitation.url', 'extensions.com.example/report-export').map((path) => ({ has: path })),
     fc.constantFrom('org.role', 'level').map((path) => ({ has: [{ var: 'auth.claims' }, path] })),
     fc.constantFrom('admin', 'read').map((scope) => ({ some: [{ var: 'auth.scopes' }, { '==': [{ var: '' }, scope] }] })),
-    fc.constantFrom(30, 70).map((weight) => ({ '==': [{ fractional: [['on', weight], ['off', 100 - weight]] }, 'on'] })),
+    fc.constantFrom(30, 70).map((weight) => ({
+      '==': [
+        {
+          fractional: [
+            ['on', weight],
+            ['off', 100 - weight],
+          ],
+        },
+        'on',
+      ],
+    })),
     anyRead.map((path) => ({ shout: [path] })),
     tie('condition').map((inner) => ({ '!': [inner] })),
     fc.array(tie('condition'), { minLength: 1, maxLength: 3 }).map((items) => ({ and: items })),
@@ -86,10 +102,10 @@ const policyDocument: fc.Arbitrary<PolicyDocument> = fc
   .record({
     default: fc.constantFrom('allow' as const, 'deny' as const),
     enforceRequirements: fc.boolean(),
-    rules: fc.array(
-      fc.record({ effect: fc.constantFrom('allow' as const, 'deny' as const), groups: fc.subarray(['a', 'b'], { minLength: 1 }), when: condition }),
-      { minLength: 1, maxLength: 3 },
-    ),
+    rules: fc.array(fc.record({ effect: fc.constantFrom('allow' as const, 'deny' as const), groups: fc.subarray(['a', 'b'], { minLength: 1 }), when: condition }), {
+      minLength: 1,
+      maxLength: 3,
+    }),
   })
   .map(({ rules, ...document }) => ({
     version: 1 as const,
@@ -112,46 +128,45 @@ const annotation: fc.Arbitrary<PrimitiveAnnotation> = fc.record(
   { requiredKeys: [] },
 );
 
-const registry = fc.array(annotation, { minLength: 1, maxLength: 8 }).map((annotations) =>
-  annotations.map((item, index) => ({ name: `tool-${index}`, annotation: item, metadata: createPrimitiveMetadata('tool', `tool-${index}`, item) })),
-);
+const registry = fc
+  .array(annotation, { minLength: 1, maxLength: 8 })
+  .map((annotations) => annotations.map((item, index) => ({ name: `tool-${index}`, annotation: item, metadata: createPrimitiveMetadata('tool', `tool-${index}`, item) })));
 
 const maybe = <T>(arbitrary: fc.Arbitrary<T>) => fc.option(arbitrary, { nil: undefined });
 
 // Small domains, so contexts often agree on some reads and differ on others.
-const contextFields = fc
-  .record({
-    team: maybe(fc.constantFrom('abc', 'xyz', 'abcdefghij', 'a')),
-    tenant: maybe(fc.constantFrom('acme', 'admin')),
-    dotted: maybe(fc.constantFrom('a', 'b')),
-    x: maybe(fc.constantFrom('a', 'b')),
-    which: maybe(fc.constantFrom('x-team', 'x-tenant', 'level', 'org')),
-    endpoint: fc.constantFrom('/mcp', '/mcp/admin'),
-    capabilities: maybe(clientCapabilities()),
-    name: maybe(fc.constantFrom('cursor', 'vscode')),
-    subject: maybe(fc.constantFrom('alice', 'bob')),
-    scopes: fc.subarray(['read', 'admin']),
-    level: maybe(fc.constantFrom(0, -0, 1, Number.NaN, null, 'admin')),
-    role: maybe(fc.constantFrom('admin', 'user')),
-  });
+const contextFields = fc.record({
+  team: maybe(fc.constantFrom('abc', 'xyz', 'abcdefghij', 'a')),
+  tenant: maybe(fc.constantFrom('acme', 'admin')),
+  dotted: maybe(fc.constantFrom('a', 'b')),
+  x: maybe(fc.constantFrom('a', 'b')),
+  which: maybe(fc.constantFrom('x-team', 'x-tenant', 'level', 'org')),
+  endpoint: fc.constantFrom('/mcp', '/mcp/admin'),
+  capabilities: maybe(clientCapabilities()),
+  name: maybe(fc.constantFrom('cursor', 'vscode')),
+  subject: maybe(fc.constantFrom('alice', 'bob')),
+  scopes: fc.subarray(['read', 'admin']),
+  level: maybe(fc.constantFrom(0, -0, 1, Number.NaN, null, 'admin')),
+  role: maybe(fc.constantFrom('admin', 'user')),
+});
 
 type ContextFields = typeof contextFields extends fc.Arbitrary<infer T> ? T : never;
 
 function buildContext(drawn: ContextFields): RequestContext {
-    const headers: Record<string, string> = {};
-    if (drawn.team !== undefined) headers['x-team'] = drawn.team;
-    if (drawn.tenant !== undefined) headers['x-tenant'] = drawn.tenant;
-    if (drawn.dotted !== undefined) headers['x.team'] = drawn.dotted;
-    if (drawn.x !== undefined) headers['x'] = drawn.x;
-    if (drawn.which !== undefined) headers['x-which'] = drawn.which;
-    const claims: Record<string, unknown> = {};
-    if (drawn.level !== undefined) claims['level'] = drawn.level;
-    if (drawn.role !== undefined) claims['org'] = { role: drawn.role };
-    return createRequestContext({
-      request: { method: 'tools/list', headers, endpoint: drawn.endpoint },
-      client: { name: drawn.name, version: '1.0.0', capabilities: drawn.capabilities },
-      auth: { subject: drawn.subject, scopes: drawn.scopes, claims },
-    });
+  const headers: Record<string, string> = {};
+  if (drawn.team !== undefined) headers['x-team'] = drawn.team;
+  if (drawn.tenant !== undefined) headers['x-tenant'] = drawn.tenant;
+  if (drawn.dotted !== undefined) headers['x.team'] = drawn.dotted;
+  if (drawn.x !== undefined) headers['x'] = drawn.x;
+  if (drawn.which !== undefined) headers['x-which'] = drawn.which;
+  const claims: Record<string, unknown> = {};
+  if (drawn.level !== undefined) claims['level'] = drawn.level;
+  if (drawn.role !== undefined) claims['org'] = { role: drawn.role };
+  return createRequestContext({
+    request: { method: 'tools/list', headers, endpoint: drawn.endpoint },
+    client: { name: drawn.name, version: '1.0.0', capabilities: drawn.capabilities },
+    auth: { subject: drawn.subject, scopes: drawn.scopes, claims },
+  });
 }
 
 const requestContext: fc.Arbitrary<RequestContext> = contextFields.map(buildContext);

@@ -23,13 +23,18 @@ describe('decision cache', () => {
 
   it('returns from the cache exactly what evaluating every primitive returns', () => {
     fc.assert(
-      fc.property(policyDocument, fc.array(primitiveMetadata, { minLength: 1, maxLength: 12 }), fc.array(requestContext, { minLength: 1, maxLength: 30 }), (document, primitives, contexts) => {
-        const policy = compilePolicy(document);
-        const cached = createVisibilityFilter(policy, primitives, (item) => item, { minItemsToCache: 0, cacheSize: 4 });
-        for (const context of contexts) {
-          expect(cached.visible(context)).toEqual(primitives.filter((primitive) => policy.evaluate(context, primitive)));
-        }
-      }),
+      fc.property(
+        policyDocument,
+        fc.array(primitiveMetadata, { minLength: 1, maxLength: 12 }),
+        fc.array(requestContext, { minLength: 1, maxLength: 30 }),
+        (document, primitives, contexts) => {
+          const policy = compilePolicy(document);
+          const cached = createVisibilityFilter(policy, primitives, (item) => item, { minItemsToCache: 0, cacheSize: 4 });
+          for (const context of contexts) {
+            expect(cached.visible(context)).toEqual(primitives.filter((primitive) => policy.evaluate(context, primitive)));
+          }
+        },
+      ),
       propertyParameters(300),
     );
   });
@@ -71,13 +76,18 @@ describe('decision cache', () => {
 
   it('decides a list through forContext exactly as evaluate decides each primitive', () => {
     fc.assert(
-      fc.property(policyDocument, fc.array(primitiveMetadata, { minLength: 1, maxLength: 12 }), fc.array(requestContext, { minLength: 1, maxLength: 6 }), (document, primitives, contexts) => {
-        const policy = compilePolicy(document);
-        for (const context of contexts) {
-          const decide = policy.forContext(context);
-          expect(primitives.map((primitive) => decide(primitive))).toEqual(primitives.map((primitive) => compilePolicy(document).evaluate(context, primitive)));
-        }
-      }),
+      fc.property(
+        policyDocument,
+        fc.array(primitiveMetadata, { minLength: 1, maxLength: 12 }),
+        fc.array(requestContext, { minLength: 1, maxLength: 6 }),
+        (document, primitives, contexts) => {
+          const policy = compilePolicy(document);
+          for (const context of contexts) {
+            const decide = policy.forContext(context);
+            expect(primitives.map((primitive) => decide(primitive))).toEqual(primitives.map((primitive) => compilePolicy(document).evaluate(context, primitive)));
+          }
+        },
+      ),
       propertyParameters(300),
     );
   });

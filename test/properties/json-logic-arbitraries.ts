@@ -8,13 +8,7 @@ import fc from 'fast-check';
 const keys = ['a', 'b', 'c', 'x'] as const;
 const strings = ['', 'a', 'b', 'abc', '1', '0', '2.5', 'x', 'a.b', 'true'];
 
-const scalar = fc.oneof(
-  fc.constant(null),
-  fc.boolean(),
-  fc.integer({ min: -3, max: 10 }),
-  fc.constantFrom(0.5, -1.5, 100),
-  fc.constantFrom(...strings),
-);
+const scalar = fc.oneof(fc.constant(null), fc.boolean(), fc.integer({ min: -3, max: 10 }), fc.constantFrom(0.5, -1.5, 100), fc.constantFrom(...strings));
 
 export const jsonData: fc.Arbitrary<unknown> = fc.letrec<{ value: unknown }>((tie) => ({
   value: fc.oneof(

@@ -56,7 +56,8 @@ describe('stringClasses', () => {
         const represented = new Set(witnesses.map(vector));
         // One witness per class: no two share an answer.
         expect(represented.size).toBe(witnesses.length);
-        for (const value of domain) if (!represented.has(vector(value))) throw new Error(`"${value}" answers ${vector(value)}, which no witness of ${JSON.stringify(witnesses)} does`);
+        for (const value of domain)
+          if (!represented.has(vector(value))) throw new Error(`"${value}" answers ${vector(value)}, which no witness of ${JSON.stringify(witnesses)} does`);
       }),
       propertyParameters(300),
     );
@@ -71,13 +72,19 @@ const versionAtom = fc.record({ op: fc.constant('semver' as const), operator: fc
 describe('valueClasses for sem_ver', () => {
   it('has a representative answering like every version (and non-version) does', () => {
     const domain = [undefined, '', 'x', '1', '1.2', 'v1.0.0', '2.0.0+b', '10.0.0'];
-    for (let major = 0; major <= 4; major++) for (let minor = 0; minor <= 3; minor++) for (let patch = 0; patch <= 3; patch++) for (const pre of ['', '-0', '-1', '-rc.1', '-rc.2', '-0.0']) domain.push(`${major}.${minor}.${patch}${pre}`);
+    for (let major = 0; major <= 4; major++)
+      for (let minor = 0; minor <= 3; minor++)
+        for (let patch = 0; patch <= 3; patch++) for (const pre of ['', '-0', '-1', '-rc.1', '-rc.2', '-0.0']) domain.push(`${major}.${minor}.${patch}${pre}`);
     fc.assert(
       fc.property(fc.array(versionAtom, { minLength: 1, maxLength: 4 }), fc.array(fc.constantFrom('1.0.0', 'x', '1'), { maxLength: 2 }), (atoms, literals) => {
         const all: Atom[] = [...atoms, ...literals.map((value): Atom => ({ op: 'eq', value, loose: false }))];
         const classes = valueClasses('client.version', 'optional-text', all);
         const vector = (value: unknown) =>
-          JSON.stringify(all.map((atom) => (atom.op === 'semver' ? compareToVersion(value, versionComparison(atom.operator, parseSemVer(atom.version)!)) : value === (atom as { value: unknown }).value)));
+          JSON.stringify(
+            all.map((atom) =>
+              atom.op === 'semver' ? compareToVersion(value, versionComparison(atom.operator, parseSemVer(atom.version)!)) : value === (atom as { value: unknown }).value,
+            ),
+          );
         const represented = new Set(classes.values.map(vector));
         for (const value of domain) {
           if (!represented.has(vector(value))) {

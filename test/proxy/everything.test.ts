@@ -129,7 +129,15 @@ describe('mcp-gate proxy in front of server-everything (npm) over stdio', () => 
         .map((text) => JSON.parse(text) as Record<string, unknown>)
         .find((record) => (record['primitive'] as { name?: string } | undefined)?.name === 'get-env'),
     );
-    expect(line).toMatchObject({ method: 'tools/call', primitive: { kind: 'tool', name: 'get-env' }, allowed: false, reason: 'rule', ruleId: 'admin-only', endpoint: '/mcp', client: 'visitor-test' });
+    expect(line).toMatchObject({
+      method: 'tools/call',
+      primitive: { kind: 'tool', name: 'get-env' },
+      allowed: false,
+      reason: 'rule',
+      ruleId: 'admin-only',
+      endpoint: '/mcp',
+      client: 'visitor-test',
+    });
   });
 
   it('relays a sampling request from the upstream to the caller whose tool call asked for it', async () => {
@@ -150,7 +158,12 @@ describe('mcp-gate proxy in front of server-everything (npm) over stdio', () => 
   });
 
   it('refuses a Host header that is not loopback (DNS rebinding), as serve does, before any upstream is opened', async () => {
-    const initialize = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'page', version: '1' } } });
+    const initialize = JSON.stringify({
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'initialize',
+      params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'page', version: '1' } },
+    });
     const answer = await new Promise<{ status: number; body: string }>((resolve, reject) => {
       const headers = { host: `attacker.example:${proxy.url.port}`, 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
       const outgoing = httpRequest(proxy.url, { method: 'POST', headers, timeout: 5_000 }, (response) => {

@@ -16,12 +16,21 @@ describe('mcp-gate proxy (command line)', () => {
   it.each([
     [[], 'mcp-gate proxy: missing --policy FILE; see "mcp-gate proxy --help"'],
     [['--policy', 'p.json'], 'mcp-gate proxy: pass one upstream: --upstream-cmd "CMD ARGS" or --upstream-url URL'],
-    [['--policy', 'p.json', '--upstream-cmd', 'a', '--upstream-url', 'http://127.0.0.1:1/mcp'], 'mcp-gate proxy: pass one upstream: --upstream-cmd "CMD ARGS" or --upstream-url URL'],
+    [
+      ['--policy', 'p.json', '--upstream-cmd', 'a', '--upstream-url', 'http://127.0.0.1:1/mcp'],
+      'mcp-gate proxy: pass one upstream: --upstream-cmd "CMD ARGS" or --upstream-url URL',
+    ],
     [['--policy', 'p.json', '--upstream-cmd', 'node "unterminated'], 'mcp-gate proxy: --upstream-cmd: unterminated double quote'],
     [['--policy', 'p.json', '--upstream-url', 'ftp://example.com'], 'mcp-gate proxy: --upstream-url must be an http: or https: URL, got "ftp://example.com"'],
-    [['--policy', 'p.json', '--upstream-cmd', 'a', '--host', '0.0.0.0'], 'mcp-gate proxy: --host 0.0.0.0: only 127.0.0.1 is supported for now (the proxy has no authentication of its own yet; see docs/proxy.md)'],
+    [
+      ['--policy', 'p.json', '--upstream-cmd', 'a', '--host', '0.0.0.0'],
+      'mcp-gate proxy: --host 0.0.0.0: only 127.0.0.1 is supported for now (the proxy has no authentication of its own yet; see docs/proxy.md)',
+    ],
     [['--policy', 'p.json', '--upstream-cmd', 'a', '--stdio', '--port', '1'], 'mcp-gate proxy: pass either --port or --stdio, not both'],
-    [['--policy', 'p.json', '--upstream-cmd', 'a', '--stdio', '--decision-log', '-'], 'mcp-gate proxy: --decision-log - would write into the MCP stream on stdout; give a file with --stdio'],
+    [
+      ['--policy', 'p.json', '--upstream-cmd', 'a', '--stdio', '--decision-log', '-'],
+      'mcp-gate proxy: --decision-log - would write into the MCP stream on stdout; give a file with --stdio',
+    ],
     [['--policy', 'p.json', '--upstream-cmd', 'a', '--page-size', '0'], 'mcp-gate proxy: --page-size must be a whole number from 1 to 100000, got "0"'],
   ])('rejects %j with exit code 2', async (argv, message) => {
     const result = await runWith(['proxy', ...argv]);
@@ -54,7 +63,10 @@ describe('mcp-gate proxy (command line)', () => {
 
 describe('splitCommandLine', () => {
   it('splits words as a shell would, without running one', () => {
-    expect(splitCommandLine(`uv run --with "mcp[cli]" server.py 'a b' c\\ d "x\\"y"`)).toEqual({ command: 'uv', args: ['run', '--with', 'mcp[cli]', 'server.py', 'a b', 'c d', 'x"y'] });
+    expect(splitCommandLine(`uv run --with "mcp[cli]" server.py 'a b' c\\ d "x\\"y"`)).toEqual({
+      command: 'uv',
+      args: ['run', '--with', 'mcp[cli]', 'server.py', 'a b', 'c d', 'x"y'],
+    });
     expect(splitCommandLine('  node  server.js  ')).toEqual({ command: 'node', args: ['server.js'] });
     expect(splitCommandLine('"" x')).toBe('no command given');
     expect(splitCommandLine("it's")).toBe('unterminated single quote');

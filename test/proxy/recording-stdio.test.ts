@@ -16,8 +16,7 @@ describe('mcp-gate proxy --stdio in front of a recording upstream', () => {
   const listChanged: number[] = [];
 
   /** The messages the upstream of this session received, from the proxy's stderr. */
-  const received = (): unknown[] =>
-    [...stderr.matchAll(/mcp-gate proxy: upstream: received (.*)\n/g)].map((match) => JSON.parse(match[1]!) as unknown);
+  const received = (): unknown[] => [...stderr.matchAll(/mcp-gate proxy: upstream: received (.*)\n/g)].map((match) => JSON.parse(match[1]!) as unknown);
 
   beforeAll(async () => {
     const transport = new StdioClientTransport({

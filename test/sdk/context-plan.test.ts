@@ -33,8 +33,16 @@ async function connect(options: GateOptions): Promise<{ client: Client; gate: Re
   return { client, gate: policyGate };
 }
 
-const readsRegion: PolicyDocument = { version: 1, default: 'allow', rules: [{ id: 'eu-only', effect: 'deny', appliesTo: { names: ['echo'] }, when: { '!=': [{ var: 'request.headers.x-region' }, 'eu'] } }] };
-const readsTier: PolicyDocument = { version: 1, default: 'allow', rules: [{ id: 'paid-only', effect: 'deny', appliesTo: { names: ['export'] }, when: { '==': [{ var: 'request.headers.x-tier' }, 'free'] } }] };
+const readsRegion: PolicyDocument = {
+  version: 1,
+  default: 'allow',
+  rules: [{ id: 'eu-only', effect: 'deny', appliesTo: { names: ['echo'] }, when: { '!=': [{ var: 'request.headers.x-region' }, 'eu'] } }],
+};
+const readsTier: PolicyDocument = {
+  version: 1,
+  default: 'allow',
+  rules: [{ id: 'paid-only', effect: 'deny', appliesTo: { names: ['export'] }, when: { '==': [{ var: 'request.headers.x-tier' }, 'free'] } }],
+};
 
 describe('gate (mcp-gate/sdk): contexts built for the policy in force', () => {
   it('tells a session its list changed when the new policy reads a header the old one did not', async () => {

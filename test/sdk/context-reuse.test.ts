@@ -67,7 +67,7 @@ async function callText(client: Client, name: string): Promise<string> {
   return result.isError ? `error: ${first!.text}` : first!.text;
 }
 
-describe('gate (mcp-gate/sdk): a session\'s kept context', () => {
+describe("gate (mcp-gate/sdk): a session's kept context", () => {
   it('decides a call on a header that changed since the previous call of the session', async () => {
     const arrival: Arrival = { headers: { ...baseHeaders, 'x-region': 'eu' }, url: 'http://127.0.0.1/mcp' };
     const { client } = await connect({ policy: readsRegion }, arrival);
@@ -88,8 +88,14 @@ describe('gate (mcp-gate/sdk): a session\'s kept context', () => {
       [denyEchoUnless('auth.clientId', 'ops'), (arrival, allowed) => (arrival.authInfo!.clientId = allowed ? 'ops' : 'guest')],
       [denyEchoUnless('auth.subject', 'user-1'), (arrival, allowed) => (arrival.authInfo!.extra = { sub: allowed ? 'user-1' : 'user-2' })],
       [denyEchoUnless('auth.issuer', 'https://idp'), (arrival, allowed) => (arrival.authInfo!.extra = allowed ? { iss: 'https://idp' } : {})],
-      [{ version: 1, default: 'allow', rules: [{ id: 'scoped', effect: 'deny', appliesTo: { names: ['echo'] }, when: { '!': { in: ['mcp:echo', { var: 'auth.scopes' }] } } }] },
-        (arrival, allowed) => (arrival.authInfo!.scopes = allowed ? ['mcp:read', 'mcp:echo'] : ['mcp:read', 'mcp:write'])],
+      [
+        {
+          version: 1,
+          default: 'allow',
+          rules: [{ id: 'scoped', effect: 'deny', appliesTo: { names: ['echo'] }, when: { '!': { in: ['mcp:echo', { var: 'auth.scopes' }] } } }],
+        },
+        (arrival, allowed) => (arrival.authInfo!.scopes = allowed ? ['mcp:read', 'mcp:echo'] : ['mcp:read', 'mcp:write']),
+      ],
       [denyEchoUnless('auth.claims.team', 'ops'), (arrival, allowed) => (arrival.authInfo!.extra = { team: allowed ? 'ops' : 'dev' })],
     ];
     for (const [policy, set] of cases) {
@@ -100,7 +106,10 @@ describe('gate (mcp-gate/sdk): a session\'s kept context', () => {
         set(arrival, allowed);
         outcomes.push(await callText(client, 'echo'));
       }
-      expect(outcomes.map((text) => text === 'echo'), JSON.stringify(policy.rules)).toEqual([true, true, false, false, true]);
+      expect(
+        outcomes.map((text) => text === 'echo'),
+        JSON.stringify(policy.rules),
+      ).toEqual([true, true, false, false, true]);
     }
   });
 
@@ -190,7 +199,7 @@ describe('createContextBuilder', () => {
     expect(request.headers).toEqual({ 'x-region': 'eu' });
   });
 
-  it('builds anew when the session\'s declared capabilities are another object', () => {
+  it("builds anew when the session's declared capabilities are another object", () => {
     const fresh = new McpServer({ name: 'reuse', version: '1.0.0' }).server;
     const contextFor = createContextBuilder(fresh);
     const plan: ContextPlan = Object.freeze({ ...planForRegion, capabilities: true });
@@ -203,7 +212,11 @@ describe('createContextBuilder', () => {
   it('keeps the whole of the latest request for a later policy, though it reused the context', () => {
     const contextFor = createContextBuilder(server);
     const first = contextFor('tools/call', httpExtra({ 'x-region': 'eu', 'x-tier': 'paid' }, { token: 't', clientId: 'c', scopes: ['a'] }), planForRegion);
-    const second = contextFor('tools/call', httpExtra({ 'x-region': 'eu', 'x-tier': 'free' }, { token: 't', clientId: 'c', scopes: ['b'], extra: { team: 'dev' } }), planForRegion);
+    const second = contextFor(
+      'tools/call',
+      httpExtra({ 'x-region': 'eu', 'x-tier': 'free' }, { token: 't', clientId: 'c', scopes: ['b'], extra: { team: 'dev' } }),
+      planForRegion,
+    );
     expect(second).toBe(first);
     const whole = wholeContextOf(second);
     expect(whole.request.headers).toEqual({ 'x-region': 'eu', 'x-tier': 'free' });

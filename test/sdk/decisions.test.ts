@@ -47,14 +47,47 @@ describe('onDecision', () => {
     const allowedByDefault = { allowed: true, reason: 'default', message: 'no rule matched; default is allow' };
     expect(events.map(stableFields)).toEqual([
       { sessionId: undefined, method: 'tools/call', primitive: { kind: 'tool', name: 'echo' }, ...allowedByDefault },
-      { sessionId: undefined, method: 'tools/call', primitive: { kind: 'tool', name: 'admin-reset' }, allowed: false, reason: 'rule', ruleId: 'admins-only', message: 'denied by rule "admins-only"' },
+      {
+        sessionId: undefined,
+        method: 'tools/call',
+        primitive: { kind: 'tool', name: 'admin-reset' },
+        allowed: false,
+        reason: 'rule',
+        ruleId: 'admins-only',
+        message: 'denied by rule "admins-only"',
+      },
       { sessionId: undefined, method: 'prompts/get', primitive: { kind: 'prompt', name: 'greeting' }, ...allowedByDefault },
-      { sessionId: undefined, method: 'prompts/get', primitive: { kind: 'prompt', name: 'secret-prompt' }, allowed: false, reason: 'rule', ruleId: 'no-secrets', message: 'denied by rule "no-secrets"' },
+      {
+        sessionId: undefined,
+        method: 'prompts/get',
+        primitive: { kind: 'prompt', name: 'secret-prompt' },
+        allowed: false,
+        reason: 'rule',
+        ruleId: 'no-secrets',
+        message: 'denied by rule "no-secrets"',
+      },
       { sessionId: undefined, method: 'resources/read', primitive: { kind: 'resource', name: 'readme' }, uri: 'file:///readme.md', ...allowedByDefault },
-      { sessionId: undefined, method: 'resources/read', primitive: { kind: 'resource', name: 'secrets' }, uri: 'file:///secrets.txt', allowed: false, reason: 'rule', ruleId: 'no-secrets', message: 'denied by rule "no-secrets"' },
+      {
+        sessionId: undefined,
+        method: 'resources/read',
+        primitive: { kind: 'resource', name: 'secrets' },
+        uri: 'file:///secrets.txt',
+        allowed: false,
+        reason: 'rule',
+        ruleId: 'no-secrets',
+        message: 'denied by rule "no-secrets"',
+      },
       { sessionId: undefined, method: 'resources/read', primitive: { kind: 'resourceTemplate', name: 'user-profile' }, ...allowedByDefault },
       { sessionId: undefined, method: 'completion/complete', primitive: { kind: 'prompt', name: 'greeting' }, ...allowedByDefault },
-      { sessionId: undefined, method: 'completion/complete', primitive: { kind: 'resourceTemplate', name: 'admin-log' }, allowed: false, reason: 'rule', ruleId: 'no-secrets', message: 'denied by rule "no-secrets"' },
+      {
+        sessionId: undefined,
+        method: 'completion/complete',
+        primitive: { kind: 'resourceTemplate', name: 'admin-log' },
+        allowed: false,
+        reason: 'rule',
+        ruleId: 'no-secrets',
+        message: 'denied by rule "no-secrets"',
+      },
     ]);
     const requestIds = events.map((event) => event.requestId);
     expect(requestIds.every((id) => typeof id === 'number')).toBe(true);

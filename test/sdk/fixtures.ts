@@ -11,21 +11,17 @@ export function registerFixtures(server: McpServer): void {
     { description: 'Echoes text', inputSchema: { text: z.string() }, _meta: { 'mcp-gate': { groups: ['public'] }, 'com.example/keep': 1 } },
     async ({ text }) => ({ content: [{ type: 'text', text }] }),
   );
-  server.registerTool(
-    'admin-reset',
-    { description: 'Resets everything', inputSchema: { confirm: z.boolean() }, _meta: { 'mcp-gate': { groups: ['admin'] } } },
-    async () => ({ content: [{ type: 'text', text: 'reset' }] }),
-  );
+  server.registerTool('admin-reset', { description: 'Resets everything', inputSchema: { confirm: z.boolean() }, _meta: { 'mcp-gate': { groups: ['admin'] } } }, async () => ({
+    content: [{ type: 'text', text: 'reset' }],
+  }));
   server.registerPrompt(
     'greeting',
     { description: 'Greets', argsSchema: { name: completable(z.string(), (value) => ['Ada', 'Alan'].filter((name) => name.startsWith(value))) } },
     ({ name }) => ({ messages: [{ role: 'user', content: { type: 'text', text: `Hello ${name}` } }] }),
   );
-  server.registerPrompt(
-    'secret-prompt',
-    { description: 'Internal', argsSchema: { topic: completable(z.string(), () => ['alpha', 'beta']) } },
-    ({ topic }) => ({ messages: [{ role: 'user', content: { type: 'text', text: `About ${topic}` } }] }),
-  );
+  server.registerPrompt('secret-prompt', { description: 'Internal', argsSchema: { topic: completable(z.string(), () => ['alpha', 'beta']) } }, ({ topic }) => ({
+    messages: [{ role: 'user', content: { type: 'text', text: `About ${topic}` } }],
+  }));
   server.registerResource('readme', 'file:///readme.md', { mimeType: 'text/markdown', _meta: { 'mcp-gate': { tags: ['docs'] } } }, async (uri) => ({
     contents: [{ uri: uri.href, text: '# readme' }],
   }));

@@ -67,11 +67,13 @@ describe('gate (hidden ≡ never registered)', () => {
 });
 
 function stripGateMeta(value: unknown): unknown {
-  return JSON.parse(JSON.stringify(value, (key, item) => {
-    if (key !== '_meta' || item === null || typeof item !== 'object') return item;
-    const { 'mcp-gate': _annotation, ...rest } = item as Record<string, unknown>;
-    return Object.keys(rest).length > 0 ? rest : undefined;
-  }));
+  return JSON.parse(
+    JSON.stringify(value, (key, item) => {
+      if (key !== '_meta' || item === null || typeof item !== 'object') return item;
+      const { 'mcp-gate': _annotation, ...rest } = item as Record<string, unknown>;
+      return Object.keys(rest).length > 0 ? rest : undefined;
+    }),
+  );
 }
 
 describe('gate (resources/read routing)', () => {

@@ -56,11 +56,9 @@ describe('gate (registration order)', () => {
     server.registerTool('stable', { inputSchema: { q: z.string() } }, async () => ({ content: [] }));
     server.registerTool('fresh', { inputSchema: { q: z.string() }, _meta: { 'mcp-gate': { groups: ['beta'] } } }, async () => ({ content: [] }));
     // SDK 1.32 drops a prompt's `_meta`; the gate captures it because it was installed first.
-    server.registerPrompt(
-      'beta-prompt',
-      { argsSchema: { topic: completable(z.string(), () => ['a']) }, _meta: { 'mcp-gate': { groups: ['beta'] } } } as never,
-      () => ({ messages: [] }),
-    );
+    server.registerPrompt('beta-prompt', { argsSchema: { topic: completable(z.string(), () => ['a']) }, _meta: { 'mcp-gate': { groups: ['beta'] } } } as never, () => ({
+      messages: [],
+    }));
     const { client, close } = await connectInMemory(server);
     expect((await client.listTools()).tools.map((tool) => tool.name)).toEqual(['stable']);
     expect((await client.listPrompts()).prompts).toEqual([]);

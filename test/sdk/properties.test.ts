@@ -36,7 +36,10 @@ describe('gate (properties over random registries, policies and contexts)', () =
 
         // A server on which only the listed tools were ever registered (it still serves tools, possibly none).
         const baselineServer = new McpServer(serverInfo, { capabilities: { tools: {} } });
-        register(baselineServer, tools.filter((tool) => listed.has(tool.name)));
+        register(
+          baselineServer,
+          tools.filter((tool) => listed.has(tool.name)),
+        );
         const baseline = await connectInMemory(baselineServer, capabilities, clientInfo.name);
         for (const [index, name] of names.entries()) {
           const result = sequential[index] as { isError?: boolean };

@@ -44,7 +44,19 @@ function logLines(events: readonly DecisionLogInput[], logHeaders?: readonly str
 describe('createDecisionLogger', () => {
   it('writes one JSON line per decision with the documented fields, in order', () => {
     const [record] = logLines([call]);
-    expect(Object.keys(record as object)).toEqual(['time', 'requestId', 'method', 'primitive', 'allowed', 'reason', 'ruleId', 'message', 'policyRevision', 'endpoint', 'client']);
+    expect(Object.keys(record as object)).toEqual([
+      'time',
+      'requestId',
+      'method',
+      'primitive',
+      'allowed',
+      'reason',
+      'ruleId',
+      'message',
+      'policyRevision',
+      'endpoint',
+      'client',
+    ]);
     expect(record).toEqual({
       time: '2026-01-02T03:04:05.678Z',
       requestId: 7,
@@ -79,7 +91,8 @@ describe('createDecisionLogger', () => {
     const event = { ...call, context: credentialContext };
     const names = ['Authorization', 'cookie', 'x-api-key', 'x-vault-token', 'x-canary'];
     const tail = '"policyRevision":"16eb5acf2cc82f69","endpoint":"/mcp"';
-    const head = '{"time":"2026-01-02T03:04:05.678Z","requestId":7,"method":"tools/call","primitive":{"kind":"tool","name":"deploy_preview"},"allowed":false,"reason":"rule","ruleId":"canary-needs-header","message":"denied by rule \\"canary-needs-header\\": canary only with x-canary: 1",';
+    const head =
+      '{"time":"2026-01-02T03:04:05.678Z","requestId":7,"method":"tools/call","primitive":{"kind":"tool","name":"deploy_preview"},"allowed":false,"reason":"rule","ruleId":"canary-needs-header","message":"denied by rule \\"canary-needs-header\\": canary only with x-canary: 1",';
     expect(logText([event], names)).toEqual([
       `${head}${tail},"headers":{"authorization":"[redacted]","cookie":"[redacted]","x-api-key":"[redacted]","x-vault-token":"[redacted]","x-canary":"1"}}\n`,
     ]);
@@ -110,7 +123,18 @@ describe('createDecisionLogger', () => {
   });
 
   it('summarizes a list by its counts', () => {
-    const [record] = logLines([{ ...call, method: 'tools/list', primitive: undefined, ruleId: undefined, allowed: true, reason: 'list', message: '3 visible, 2 hidden', counts: { visible: 3, hidden: 2 } }]);
+    const [record] = logLines([
+      {
+        ...call,
+        method: 'tools/list',
+        primitive: undefined,
+        ruleId: undefined,
+        allowed: true,
+        reason: 'list',
+        message: '3 visible, 2 hidden',
+        counts: { visible: 3, hidden: 2 },
+      },
+    ]);
     expect(record).toEqual({
       time: call.time,
       requestId: 7,

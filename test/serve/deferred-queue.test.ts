@@ -6,7 +6,10 @@ const nextImmediate = () => new Promise<void>((resolve) => setImmediate(resolve)
 describe('deferToIdle', () => {
   it('consumes nothing while the caller runs, then everything queued, in order, in one later turn', async () => {
     const consumed: number[] = [];
-    const queue = deferToIdle<number>((item) => consumed.push(item), (error) => expect.fail(String(error)));
+    const queue = deferToIdle<number>(
+      (item) => consumed.push(item),
+      (error) => expect.fail(String(error)),
+    );
     queue(1);
     queue(2);
     await Promise.resolve(); // microtasks (the rest of a request's promise chain) still come first
@@ -21,7 +24,10 @@ describe('deferToIdle', () => {
 
   it('flush consumes what is queued at once, and the turn scheduled before consumes nothing twice', async () => {
     const consumed: string[] = [];
-    const queue = deferToIdle<string>((item) => consumed.push(item), (error) => expect.fail(String(error)));
+    const queue = deferToIdle<string>(
+      (item) => consumed.push(item),
+      (error) => expect.fail(String(error)),
+    );
     queue('a');
     queue.flush();
     expect(consumed).toEqual(['a']);

@@ -45,7 +45,12 @@ function post(url: URL, message: unknown, sessionId?: string): Promise<RawAnswer
         incoming.on('data', (chunk: Buffer) => chunks.push(chunk));
         incoming.on('end', () => {
           const id = incoming.headers['mcp-session-id'];
-          resolve({ status: incoming.statusCode ?? 0, contentType: incoming.headers['content-type'], sessionId: typeof id === 'string' ? id : undefined, body: Buffer.concat(chunks).toString('utf8') });
+          resolve({
+            status: incoming.statusCode ?? 0,
+            contentType: incoming.headers['content-type'],
+            sessionId: typeof id === 'string' ? id : undefined,
+            body: Buffer.concat(chunks).toString('utf8'),
+          });
         });
       },
     );

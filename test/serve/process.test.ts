@@ -52,7 +52,10 @@ describe('mcp-gate serve --stdio (a spawned process)', () => {
     await client.close();
     await waitFor('"stopped" on stderr', () => (stderr.includes('mcp-gate serve: stopped') ? true : undefined), 10_000);
     expect(stderr).toContain('mcp-gate serve: speaking MCP on stdin/stdout\n');
-    const [record] = (await readFile(log, 'utf8')).trimEnd().split('\n').map((line) => JSON.parse(line) as Record<string, unknown>);
+    const [record] = (await readFile(log, 'utf8'))
+      .trimEnd()
+      .split('\n')
+      .map((line) => JSON.parse(line) as Record<string, unknown>);
     expect(record).toMatchObject({ method: 'tools/list', reason: 'list', endpoint: '', client: 'stdio-test' });
   });
 

@@ -20,7 +20,9 @@ const credentials = { authorization: 'Bearer token-123', cookie: 'sid=abc', 'x-c
 describe('mcp-gate serve --max-sessions and --session-idle-timeout', () => {
   it('says the bounds when listening (defaults: 1000 sessions, 300 s idle)', async () => {
     const defaults = await serve(['--policy', 'policies/demo.json']);
-    expect(defaults.stderr()).toContain(`listening on ${defaults.url.href} (a session per client, at most 1000, closed after 300 s idle; paths below /mcp are endpoints too)\n`);
+    expect(defaults.stderr()).toContain(
+      `listening on ${defaults.url.href} (a session per client, at most 1000, closed after 300 s idle; paths below /mcp are endpoints too)\n`,
+    );
     const set = await serve(['--policy', 'policies/demo.json', '--max-sessions', '7', '--session-idle-timeout', '0']);
     expect(set.stderr()).toContain(`listening on ${set.url.href} (a session per client, at most 7, no idle timeout; paths below /mcp are endpoints too)\n`);
   });
@@ -71,7 +73,9 @@ describe('mcp-gate serve --log-headers with credential headers', () => {
   it('logs them as "[redacted]" and says so at startup', async () => {
     const { stderr, headers } = await loggedHeaders(['--log-headers', 'Authorization,Cookie', '--log-headers', 'x-canary']);
     expect(headers).toEqual({ authorization: '[redacted]', cookie: '[redacted]', 'x-canary': '1' });
-    expect(stderr).toContain('mcp-gate serve: --log-headers authorization, cookie: credential headers are logged as "[redacted]"; --log-credential-headers would write their values\n');
+    expect(stderr).toContain(
+      'mcp-gate serve: --log-headers authorization, cookie: credential headers are logged as "[redacted]"; --log-credential-headers would write their values\n',
+    );
     expect(stderr).not.toContain('token-123');
   });
 
@@ -104,7 +108,11 @@ describe('mcp-gate serve --decision-log, hidden ≡ unknown', () => {
     expect(new Set(answers).size).toBe(1);
     await client.close();
     await waitFor('the decision on stdout', () => (serving.stdout().includes('deploy_preview') ? true : undefined));
-    const lines = serving.stdout().trimEnd().split('\n').map((line) => JSON.parse(line) as { method: string; primitive?: { name: string }; allowed: boolean });
+    const lines = serving
+      .stdout()
+      .trimEnd()
+      .split('\n')
+      .map((line) => JSON.parse(line) as { method: string; primitive?: { name: string }; allowed: boolean });
     expect(lines.filter((line) => line.method === 'tools/call').map((line) => [line.primitive?.name, line.allowed])).toEqual([['deploy_preview', false]]);
   });
 });

@@ -32,7 +32,9 @@ describe('mcp-gate serve over HTTP', () => {
     expect(await toolNames(canary)).toEqual(['search', 'deploy_preview', 'confirm_action']);
     expect(await toolNames(admin)).toEqual(['search', 'confirm_action', 'admin_users', 'admin_flush_cache']);
     // Hidden ≡ unknown: the canary tool answers as a name never registered.
-    expect((await plain.callTool({ name: 'deploy_preview', arguments: { branch: 'x' } })).content).toEqual([{ type: 'text', text: 'MCP error -32602: Tool deploy_preview not found' }]);
+    expect((await plain.callTool({ name: 'deploy_preview', arguments: { branch: 'x' } })).content).toEqual([
+      { type: 'text', text: 'MCP error -32602: Tool deploy_preview not found' },
+    ]);
     expect((await canary.callTool({ name: 'deploy_preview', arguments: { branch: 'x' } })).content).toEqual([{ type: 'text', text: 'preview of x deployed' }]);
 
     const explained = await runInRepository(['explain', '--policy', 'policies/demo.json', '--server', 'src/demo/demo-server.ts', '--client', 'cursor', '--json']);
@@ -75,19 +77,31 @@ describe('mcp-gate serve over HTTP', () => {
 
   it('refuses a Host header other than the loopback names (DNS rebinding) before building a server', async () => {
     const serving = await serve(['--policy', 'policies/demo.json']);
-    const initialize = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'page', version: '1' } } });
+    const initialize = JSON.stringify({
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'initialize',
+      params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'page', version: '1' } },
+    });
     const post = (host: string) =>
       new Promise<{ status: number; body: string }>((resolve, reject) => {
-        const outgoing = httpRequest(serving.url, { method: 'POST', headers: { host, 'content-type': 'application/json', accept: 'application/json, text/event-stream' }, timeout: 5_000 }, (response) => {
-          let body = '';
-          response.on('data', (chunk: Buffer) => (body += chunk.toString('utf8')));
-          response.on('end', () => resolve({ status: response.statusCode ?? 0, body }));
-        });
+        const outgoing = httpRequest(
+          serving.url,
+          { method: 'POST', headers: { host, 'content-type': 'application/json', accept: 'application/json, text/event-stream' }, timeout: 5_000 },
+          (response) => {
+            let body = '';
+            response.on('data', (chunk: Buffer) => (body += chunk.toString('utf8')));
+            response.on('end', () => resolve({ status: response.statusCode ?? 0, body }));
+          },
+        );
         outgoing.on('timeout', () => outgoing.destroy(new Error('no answer')));
         outgoing.on('error', reject);
         outgoing.end(initialize);
       });
-    expect(await post(`attacker.example:${serving.url.port}`)).toEqual({ status: 403, body: '{"jsonrpc":"2.0","error":{"code":-32000,"message":"Host not allowed"},"id":null}' });
+    expect(await post(`attacker.example:${serving.url.port}`)).toEqual({
+      status: 403,
+      body: '{"jsonrpc":"2.0","error":{"code":-32000,"message":"Host not allowed"},"id":null}',
+    });
     expect((await post(`localhost:${serving.url.port}`)).status).toBe(200);
   });
 
@@ -205,7 +219,10 @@ describe('mcp-gate serve --decision-log', () => {
     await serving.stop();
 
     const text = await readFile(log, 'utf8');
-    const lines = text.trimEnd().split('\n').map((line) => JSON.parse(line) as Record<string, unknown>);
+    const lines = text
+      .trimEnd()
+      .split('\n')
+      .map((line) => JSON.parse(line) as Record<string, unknown>);
     const revision = /revision ([0-9a-f]{16})/.exec(serving.stderr())![1];
     expect(lines.map((line) => [line['method'], (line['primitive'] as { name?: string } | undefined)?.name, line['allowed'], line['reason']])).toEqual([
       ['tools/list', undefined, true, 'list'],
@@ -228,7 +245,9 @@ describe('mcp-gate serve --decision-log', () => {
     await toolNames(client);
     await client.close();
     await waitFor('a decision on stdout', () => (serving.stdout().length > 0 ? true : undefined));
-    expect(serving.stdout()).toMatch(/^\{"time":"[^"]+","requestId":\d+,"method":"tools\/list","allowed":true,"reason":"list","visible":2,"hidden":6,"policyRevision":"[0-9a-f]{16}","endpoint":"\/mcp","client":"cursor-vscode"\}\n$/);
+    expect(serving.stdout()).toMatch(
+      /^\{"time":"[^"]+","requestId":\d+,"method":"tools\/list","allowed":true,"reason":"list","visible":2,"hidden":6,"policyRevision":"[0-9a-f]{16}","endpoint":"\/mcp","client":"cursor-vscode"\}\n$/,
+    );
     expect(serving.stderr()).not.toContain('"method"');
   });
 });
@@ -241,7 +260,10 @@ describe('mcp-gate serve command line', () => {
     [['serve', '--policy', 'p.json', '--port', '70000'], 'mcp-gate serve: --port must be a number from 0 to 65535, got "70000"'],
     [['serve', '--policy', 'p.json', '--port', 'http'], 'mcp-gate serve: --port must be a number from 0 to 65535, got "http"'],
     [['serve', '--policy', 'p.json', '--export', 'x'], 'mcp-gate serve: --export names an export of --server MODULE; pass --server too'],
-    [['serve', '--policy', 'p.json', '--stdio', '--decision-log', '-'], 'mcp-gate serve: --decision-log - would write into the MCP stream on stdout; give a file with --stdio'],
+    [
+      ['serve', '--policy', 'p.json', '--stdio', '--decision-log', '-'],
+      'mcp-gate serve: --decision-log - would write into the MCP stream on stdout; give a file with --stdio',
+    ],
     [['serve', '--policy', 'p.json', '--log-headers', 'x-canary'], 'mcp-gate serve: --log-headers needs --decision-log'],
     [['serve', 'p.json'], 'mcp-gate serve: unexpected argument "p.json"; see "mcp-gate serve --help"'],
     [['serve', '--policy', 'p.json', '--on-missing-capabilities', 'hide'], 'mcp-gate serve: --on-missing-capabilities must be deny or allow, got "hide"'],
@@ -254,7 +276,8 @@ describe('mcp-gate serve command line', () => {
     expect(result).toEqual({
       code: 1,
       stdout: '',
-      stderr: 'nope.json: no such file\ntest/cli/fixtures/two-factories.js: exports several server factories (createAdminServer, createPublicServer); pick one with --export NAME\n',
+      stderr:
+        'nope.json: no such file\ntest/cli/fixtures/two-factories.js: exports several server factories (createAdminServer, createPublicServer); pick one with --export NAME\n',
     });
   });
 

@@ -28,7 +28,7 @@ describe('gate (mcp-gate/server) under concurrency', () => {
 
   it('answers 50 concurrent lists and calls with random capability sets, each from its own envelope', async () => {
     let seed = 20260728;
-    const random = () => ((seed = (Math.imul(seed, 1103515245) + 12345) >>> 0) / 2 ** 32);
+    const random = () => (seed = (Math.imul(seed, 1103515245) + 12345) >>> 0) / 2 ** 32;
     const requests = Array.from({ length: 50 }, (_, index) => ({
       index,
       hasExtension: random() < 0.5,

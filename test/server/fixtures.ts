@@ -19,10 +19,8 @@ export function registerEverything(server: McpServer, hooks: RegistryHooks = {})
   };
   server.registerTool('echo', { description: 'echoes', inputSchema: z.object({ text: z.string() }) }, ({ text }) => answer(text));
   server.registerTool('admin-reset', { description: 'admin only', _meta: { 'mcp-gate': { groups: ['admin'] } } }, () => answer('reset'));
-  server.registerTool(
-    'export',
-    { description: 'needs the report extension', _meta: { 'mcp-gate': { requires: { capabilities: [`extensions.${reportExtension}`] } } } },
-    () => answer('exported'),
+  server.registerTool('export', { description: 'needs the report extension', _meta: { 'mcp-gate': { requires: { capabilities: [`extensions.${reportExtension}`] } } } }, () =>
+    answer('exported'),
   );
   // One public tool `report`, two versions: 2.0.0 only for clients declaring the extension.
   server.registerTool('report__1.0.0', { description: 'report v1', _meta: { 'mcp-gate': { version: '1.0.0' } } }, () => answer('disabled'));

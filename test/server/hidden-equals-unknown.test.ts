@@ -52,8 +52,16 @@ const probes: [string, string, Record<string, unknown>][] = [
   ['gets a hidden prompt as an unknown one', 'prompts/get', { name: 'admin-brief', arguments: { topic: 'x' } }],
   ['reads a hidden resource as an unknown one', 'resources/read', { uri: 'docs://audit' }],
   ['reads through a hidden template as an unknown URI', 'resources/read', { uri: 'vault://1' }],
-  ['completes a hidden prompt’s argument as an unknown prompt’s', 'completion/complete', { ref: { type: 'ref/prompt', name: 'admin-brief' }, argument: { name: 'topic', value: '' } }],
-  ['completes a hidden template’s variable as an unknown template’s', 'completion/complete', { ref: { type: 'ref/resource', uri: 'vault://{id}' }, argument: { name: 'id', value: '' } }],
+  [
+    'completes a hidden prompt’s argument as an unknown prompt’s',
+    'completion/complete',
+    { ref: { type: 'ref/prompt', name: 'admin-brief' }, argument: { name: 'topic', value: '' } },
+  ],
+  [
+    'completes a hidden template’s variable as an unknown template’s',
+    'completion/complete',
+    { ref: { type: 'ref/resource', uri: 'vault://{id}' }, argument: { name: 'id', value: '' } },
+  ],
   ['completes a visible prompt’s argument', 'completion/complete', { ref: { type: 'ref/prompt', name: 'greet' }, argument: { name: 'who', value: 'a' } }],
   ['reads a visible template', 'resources/read', { uri: 'items://7' }],
 ];

@@ -19,7 +19,10 @@ export function inProcess(handler: McpHttpHandler): Endpoint {
 }
 
 /** Serves a createMcpHandler handler on 127.0.0.1 at a random port, the way users mount it on node:http. */
-export async function listen(handler: McpHttpHandler | ((request: Request) => Promise<Response>), authenticate?: (headers: IncomingHttpHeaders) => AuthInfo | undefined): Promise<Endpoint> {
+export async function listen(
+  handler: McpHttpHandler | ((request: Request) => Promise<Response>),
+  authenticate?: (headers: IncomingHttpHeaders) => AuthInfo | undefined,
+): Promise<Endpoint> {
   const nodeHandler = typeof handler === 'function' ? toNodeHandler({ fetch: handler } as unknown as McpHttpHandler) : toNodeHandler(handler);
   const server: HttpServer = createServer((request, response) => {
     // What a bearer-auth middleware does: verified auth info on `req.auth`, which toNodeHandler forwards.

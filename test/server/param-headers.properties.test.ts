@@ -75,7 +75,10 @@ const headerFor = (body: unknown) =>
   );
 
 const callArbitrary = fc
-  .record({ tool: fc.constantFrom(...Object.keys(headerTools)), values: fc.record({ region: argumentValue, size: argumentValue, ratio: argumentValue, flag: argumentValue, zone: argumentValue }) })
+  .record({
+    tool: fc.constantFrom(...Object.keys(headerTools)),
+    values: fc.record({ region: argumentValue, size: argumentValue, ratio: argumentValue, flag: argumentValue, zone: argumentValue }),
+  })
   .chain(({ tool, values }) =>
     fc.record({
       tool: fc.constant(tool),

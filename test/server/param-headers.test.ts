@@ -19,7 +19,11 @@ function registerEnvelopeGatedHeaderTools(server: McpServer): void {
     { inputSchema: z.object({ region: z.string().meta({ 'x-mcp-header': 'Region' }) }), _meta: needsExtension, scopeChallenge: requireScopes('export') },
     ok,
   );
-  server.registerTool('export-sized', { inputSchema: z.object({ size: z.number().int().meta({ 'x-mcp-header': 'Size' }), label: z.string().optional() }), _meta: needsExtension }, ok);
+  server.registerTool(
+    'export-sized',
+    { inputSchema: z.object({ size: z.number().int().meta({ 'x-mcp-header': 'Size' }), label: z.string().optional() }), _meta: needsExtension },
+    ok,
+  );
 }
 
 let gated: Endpoint;
@@ -28,7 +32,10 @@ let unregistered: Endpoint;
 
 beforeAll(async () => {
   gated = await listen(createGatedHandler({}, {}, undefined, registerEnvelopeGatedHeaderTools), authenticateTestBearer);
-  ungated = await listen(createUngatedHandler((server) => (registerEverything(server), registerEnvelopeGatedHeaderTools(server))), authenticateTestBearer);
+  ungated = await listen(
+    createUngatedHandler((server) => (registerEverything(server), registerEnvelopeGatedHeaderTools(server))),
+    authenticateTestBearer,
+  );
   unregistered = await listen(createUngatedHandler(registerEverything), authenticateTestBearer);
 });
 afterAll(async () => {
@@ -55,7 +62,12 @@ const headerCases: { label: string; headers: Record<string, string> }[] = [
 describe('gate (mcp-gate/server): Mcp-Param-* checks of tools gated on the envelope', () => {
   it('guards a real check: ungated, a missing or disagreeing header answers 400 / -32020', async () => {
     const missing = await postModern(ungated, 'tools/call', { name: 'export-regional', arguments: { region: 'eu' } }, visible);
-    const disagreeing = await postModern(ungated, 'tools/call', { name: 'export-regional', arguments: { region: 'eu' } }, { ...visible, headers: { 'mcp-param-region': 'us' } });
+    const disagreeing = await postModern(
+      ungated,
+      'tools/call',
+      { name: 'export-regional', arguments: { region: 'eu' } },
+      { ...visible, headers: { 'mcp-param-region': 'us' } },
+    );
     expect([missing.status, missing.body.error?.code]).toEqual([400, -32020]);
     expect([disagreeing.status, disagreeing.body.error?.code]).toEqual([400, -32020]);
   });

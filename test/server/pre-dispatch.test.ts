@@ -13,11 +13,7 @@ afterEach(async () => {
 function registerGuardedTools(server: McpServer): void {
   const ok = () => ({ content: [{ type: 'text' as const, text: 'ok' }] });
   server.registerTool('purge', { _meta: { 'mcp-gate': { groups: ['admin'] } }, scopeChallenge: requireScopes('admin:write') }, ok);
-  server.registerTool(
-    'regional',
-    { inputSchema: z.object({ region: z.string().meta({ 'x-mcp-header': 'Region' }) }), _meta: { 'mcp-gate': { groups: ['admin'] } } },
-    ok,
-  );
+  server.registerTool('regional', { inputSchema: z.object({ region: z.string().meta({ 'x-mcp-header': 'Region' }) }), _meta: { 'mcp-gate': { groups: ['admin'] } } }, ok);
   server.registerTool(
     'export-scoped',
     { _meta: { 'mcp-gate': { requires: { capabilities: [`extensions.${reportExtension}`] } } }, scopeChallenge: requireScopes('export') },
@@ -25,7 +21,10 @@ function registerGuardedTools(server: McpServer): void {
   );
   server.registerTool(
     'export-regional',
-    { inputSchema: z.object({ region: z.string().meta({ 'x-mcp-header': 'Region' }) }), _meta: { 'mcp-gate': { requires: { capabilities: [`extensions.${reportExtension}`] } } } },
+    {
+      inputSchema: z.object({ region: z.string().meta({ 'x-mcp-header': 'Region' }) }),
+      _meta: { 'mcp-gate': { requires: { capabilities: [`extensions.${reportExtension}`] } } },
+    },
     ok,
   );
 }
@@ -42,7 +41,10 @@ const withExtension = { extensions: { [reportExtension]: {} } };
 
 describe('gate (mcp-gate/server): checks createMcpHandler runs before dispatch', () => {
   it('guards real leaks: ungated, both checks answer before the tool lookup', async () => {
-    const ungated = await listen(createUngatedHandler((server) => (registerEverything(server), registerGuardedTools(server))), authenticateTestBearer);
+    const ungated = await listen(
+      createUngatedHandler((server) => (registerEverything(server), registerGuardedTools(server))),
+      authenticateTestBearer,
+    );
     endpoints.push(ungated);
     expect((await postModern(ungated, 'tools/call', { name: 'purge', arguments: {} }, { headers: noScopes })).status).toBe(403);
     expect((await postModern(ungated, 'tools/call', { name: 'regional', arguments: { region: 'eu' } })).status).toBe(400);
@@ -51,7 +53,10 @@ describe('gate (mcp-gate/server): checks createMcpHandler runs before dispatch',
   it('does not let a hidden tool’s scope challenge answer 403', async () => {
     const { gated, unregistered } = await start();
     const params = { name: 'purge', arguments: {} };
-    const [fromGated, fromUnregistered] = await Promise.all([postModern(gated, 'tools/call', params, { headers: noScopes }), postModern(unregistered, 'tools/call', params, { headers: noScopes })]);
+    const [fromGated, fromUnregistered] = await Promise.all([
+      postModern(gated, 'tools/call', params, { headers: noScopes }),
+      postModern(unregistered, 'tools/call', params, { headers: noScopes }),
+    ]);
     expect(comparable(fromGated)).toEqual(comparable(fromUnregistered));
     expect(fromGated.status).toBe(200);
   });

@@ -34,7 +34,10 @@ describe('gate (mcp-gate/server) properties over random registries, policies and
         const baseline = inProcess(
           createMcpHandler(() => {
             const server = new McpServer({ name: 'p', version: '1' }, { capabilities: { tools: {} } });
-            register(server, tools.filter((tool) => listed.has(tool.name)));
+            register(
+              server,
+              tools.filter((tool) => listed.has(tool.name)),
+            );
             return server;
           }),
         );

@@ -31,7 +31,10 @@ let unregistered: Endpoint;
 
 beforeAll(async () => {
   gated = await listen(createGatedHandler({}, {}, undefined, registerScopedPrimitives), authenticateTestBearer);
-  ungated = await listen(createUngatedHandler((server) => (registerEverything(server), registerScopedPrimitives(server))), authenticateTestBearer);
+  ungated = await listen(
+    createUngatedHandler((server) => (registerEverything(server), registerScopedPrimitives(server))),
+    authenticateTestBearer,
+  );
   unregistered = await listen(createUngatedHandler(registerEverything), authenticateTestBearer);
 });
 afterAll(async () => {

@@ -70,6 +70,8 @@ describe('gate (mcp-gate/server) wiring', () => {
   it('rejects invalid annotations at install time, naming the primitive and the field', () => {
     const server = new McpServer({ name: 'bad-meta', version: '1.0.0' });
     server.registerTool('broken', { _meta: { 'mcp-gate': { groups: 'admin' } } }, () => ({ content: [] }));
-    expect(() => gate(server, { policy: registryPolicy })).toThrow(/invalid metadata of tool "broken"[\s\S]*_meta\["mcp-gate"\]\.groups: Invalid input: expected array, received string/);
+    expect(() => gate(server, { policy: registryPolicy })).toThrow(
+      /invalid metadata of tool "broken"[\s\S]*_meta\["mcp-gate"\]\.groups: Invalid input: expected array, received string/,
+    );
   });
 });

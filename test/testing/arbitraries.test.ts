@@ -76,7 +76,10 @@ describe('requestContexts and primitiveMetadata', () => {
 
 describe('policyDocuments', () => {
   it('produces documents that compile', () => {
-    fc.assert(fc.property(policyDocuments(), (document) => void compilePolicy(document)), propertyParameters(300));
+    fc.assert(
+      fc.property(policyDocuments(), (document) => void compilePolicy(document)),
+      propertyParameters(300),
+    );
   });
 });
 

@@ -10,15 +10,23 @@ import { checkRandomRegistries, expectFlakyPolicyReported, expectReadableFailure
 const heavyCheckTimeout = 120_000;
 
 describe('checkGateInvariants', () => {
-  it('passes on the demo server under the demo policy, for every real client profile and random callers', async () => {
-    const report = await checkGateInvariants(createDemoServer, demoPolicy, { gate: { metadata: demoMetadata }, numRuns: 15 });
-    expect(report.callers).toBeGreaterThanOrEqual(42 + 15);
-    expect(report.requests).toBeGreaterThan(1000);
-  }, heavyCheckTimeout);
+  it(
+    'passes on the demo server under the demo policy, for every real client profile and random callers',
+    async () => {
+      const report = await checkGateInvariants(createDemoServer, demoPolicy, { gate: { metadata: demoMetadata }, numRuns: 15 });
+      expect(report.callers).toBeGreaterThanOrEqual(42 + 15);
+      expect(report.requests).toBeGreaterThan(1000);
+    },
+    heavyCheckTimeout,
+  );
 
-  it('passes on random servers under random policies, with and without pagination', async () => {
-    await checkRandomRegistries('sdk', 3);
-  }, heavyCheckTimeout);
+  it(
+    'passes on random servers under random policies, with and without pagination',
+    async () => {
+      await checkRandomRegistries('sdk', 3);
+    },
+    heavyCheckTimeout,
+  );
 
   it('throws a readable error with the seed, the shrunk callers and a replay line', async () => {
     await expectReadableFailure(createShopServer, {

@@ -18,7 +18,10 @@ import { propertyParameters } from '../properties/seed.js';
 import { listOnlyPolicy } from './fixtures.js';
 
 export async function failureOf(check: Promise<unknown>): Promise<GateInvariantError> {
-  const error = await check.then(() => undefined, (caught: unknown) => caught);
+  const error = await check.then(
+    () => undefined,
+    (caught: unknown) => caught,
+  );
   expect(error).toBeInstanceOf(GateInvariantError);
   return error as GateInvariantError;
 }

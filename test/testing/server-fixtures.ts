@@ -46,9 +46,14 @@ export function createDemoServerV2(): McpServer {
     contents: [{ uri: uri.href, text: 'README.md' }],
   }));
   server.registerResource('changelog', 'docs://changelog', { mimeType: 'text/markdown' }, async (uri) => ({ contents: [{ uri: uri.href, text: '# Changelog' }] }));
-  server.registerResource('note', new ResourceTemplate('notes://{id}', { list: undefined, complete: { id: () => ['welcome', 'roadmap'] } }), { mimeType: 'text/plain' }, async (uri) => ({
-    contents: [{ uri: uri.href, text: 'note' }],
-  }));
+  server.registerResource(
+    'note',
+    new ResourceTemplate('notes://{id}', { list: undefined, complete: { id: () => ['welcome', 'roadmap'] } }),
+    { mimeType: 'text/plain' },
+    async (uri) => ({
+      contents: [{ uri: uri.href, text: 'note' }],
+    }),
+  );
   return server;
 }
 

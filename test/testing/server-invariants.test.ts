@@ -14,22 +14,34 @@ import { createDemoServerV2, createShopServerV2 } from './server-fixtures.js';
 const heavyCheckTimeout = 120_000;
 
 describe('checkGateInvariants (mcp-gate/server, McpServer 2.4)', () => {
-  it('passes on the demo registry under the demo policy, for every real client profile and random callers', async () => {
-    const report = await checkGateInvariants(createDemoServerV2, demoPolicy, { numRuns: 10 });
-    expect(report.adapter).toBe('server');
-    expect(report.callers).toBeGreaterThanOrEqual(42 + 10);
-    expect(report.requests).toBeGreaterThan(1000);
-  }, heavyCheckTimeout);
+  it(
+    'passes on the demo registry under the demo policy, for every real client profile and random callers',
+    async () => {
+      const report = await checkGateInvariants(createDemoServerV2, demoPolicy, { numRuns: 10 });
+      expect(report.adapter).toBe('server');
+      expect(report.callers).toBeGreaterThanOrEqual(42 + 10);
+      expect(report.requests).toBeGreaterThan(1000);
+    },
+    heavyCheckTimeout,
+  );
 
-  it('passes on a registry with versions, capability requirements and a header-gated admin group, over HTTP and stdio', async () => {
-    const withRole = callers({ headers: { ...defaultCallerDomains.headers, 'x-role': ['admin', 'user'] } });
-    const report = await checkGateInvariants(() => createEverythingServer(), registryPolicyDocument, { callers: withRole, numRuns: 10, everyClientProfile: false });
-    expect(report).toMatchObject({ adapter: 'server', runs: 10 });
-  }, heavyCheckTimeout);
+  it(
+    'passes on a registry with versions, capability requirements and a header-gated admin group, over HTTP and stdio',
+    async () => {
+      const withRole = callers({ headers: { ...defaultCallerDomains.headers, 'x-role': ['admin', 'user'] } });
+      const report = await checkGateInvariants(() => createEverythingServer(), registryPolicyDocument, { callers: withRole, numRuns: 10, everyClientProfile: false });
+      expect(report).toMatchObject({ adapter: 'server', runs: 10 });
+    },
+    heavyCheckTimeout,
+  );
 
-  it('passes on random servers under random policies, with and without pagination', async () => {
-    await checkRandomRegistries('server', 2);
-  }, heavyCheckTimeout);
+  it(
+    'passes on random servers under random policies, with and without pagination',
+    async () => {
+      await checkRandomRegistries('server', 2);
+    },
+    heavyCheckTimeout,
+  );
 
   it('sends names beyond ASCII as the v2 SDK reads them, and expects unknown URIs echoed as sent', async () => {
     const warn = vi.spyOn(console, 'warn').mockImplementation(() => {}); // the SDK warns about non-ASCII tool names
@@ -104,7 +116,13 @@ describe('modernEnvelope', () => {
     });
     for (const caller of profileCallers()) {
       const body = { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'probe', arguments: {}, _meta: modernEnvelope(caller) } };
-      const headers = { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2026-07-28', 'mcp-method': 'tools/call', 'mcp-name': 'probe' };
+      const headers = {
+        'content-type': 'application/json',
+        accept: 'application/json, text/event-stream',
+        'mcp-protocol-version': '2026-07-28',
+        'mcp-method': 'tools/call',
+        'mcp-name': 'probe',
+      };
       const response = await handler.fetch(new Request('http://127.0.0.1/mcp', { method: 'POST', headers, body: JSON.stringify(body) }));
       expect(response.status, caller.client.name).toBe(200);
       expect(seen, caller.client.name).toEqual(caller.client.capabilities);

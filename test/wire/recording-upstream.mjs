@@ -35,7 +35,8 @@ export function createRecordingUpstream() {
   });
   server.registerTool('slow-progress', {}, async (extra) => {
     const token = extra._meta?.progressToken;
-    if (token !== undefined) for (let step = 1; step <= 2; step++) await extra.sendNotification({ method: 'notifications/progress', params: { progressToken: token, progress: step, total: 2 } });
+    if (token !== undefined)
+      for (let step = 1; step <= 2; step++) await extra.sendNotification({ method: 'notifications/progress', params: { progressToken: token, progress: step, total: 2 } });
     // An SDK client loses a progress update that reaches it in the same read as the response (its
     // handler runs a microtask late); the pause keeps the test about the proxy, not that.
     await new Promise((resolve) => setTimeout(resolve, 50));

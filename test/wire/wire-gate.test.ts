@@ -78,7 +78,18 @@ describe('createWireGate', () => {
 
   it('lists only what the policy shows, annotations from _meta or else the overlay', async () => {
     const tools = await upstream.connection.handle({ method: 'tools/list' }, visitor);
-    expect(namesOf(tools, 'tools')).toEqual(['public-echo', 'bulk-0', 'bulk-1', 'bulk-2', 'bulk-3', 'bulk-4', 'add-secret-tool', 'add-public-tool', 'sample', 'slow-progress']);
+    expect(namesOf(tools, 'tools')).toEqual([
+      'public-echo',
+      'bulk-0',
+      'bulk-1',
+      'bulk-2',
+      'bulk-3',
+      'bulk-4',
+      'add-secret-tool',
+      'add-public-tool',
+      'sample',
+      'slow-progress',
+    ]);
     const adminTools = await upstream.connection.handle({ method: 'tools/list' }, admin);
     expect(namesOf(adminTools, 'tools')).toContain('secret-meta');
     // The gate's annotation is taken out of _meta; the rest of it stays.
@@ -97,14 +108,24 @@ describe('createWireGate', () => {
       ['prompts/get', { name: 'secret-prompt' }, { name: 'never-registered' }],
       ['resources/read', { uri: 'test://docs/secret' }, { uri: 'test://docs/never-registered' }],
       ['resources/read', { uri: 'test://secret/7' }, { uri: 'test://nothing/7' }],
-      ['completion/complete', { ref: { type: 'ref/prompt', name: 'secret-prompt' }, argument: { name: 'a', value: '' } }, { ref: { type: 'ref/prompt', name: 'never-registered' }, argument: { name: 'a', value: '' } }],
-      ['completion/complete', { ref: { type: 'ref/resource', uri: 'test://secret/{id}' }, argument: { name: 'id', value: '' } }, { ref: { type: 'ref/resource', uri: 'test://never/{id}' }, argument: { name: 'id', value: '' } }],
+      [
+        'completion/complete',
+        { ref: { type: 'ref/prompt', name: 'secret-prompt' }, argument: { name: 'a', value: '' } },
+        { ref: { type: 'ref/prompt', name: 'never-registered' }, argument: { name: 'a', value: '' } },
+      ],
+      [
+        'completion/complete',
+        { ref: { type: 'ref/resource', uri: 'test://secret/{id}' }, argument: { name: 'id', value: '' } },
+        { ref: { type: 'ref/resource', uri: 'test://never/{id}' }, argument: { name: 'id', value: '' } },
+      ],
     ];
     for (const [method, hidden, unknown] of pairs) {
       const hiddenName = String(hidden['name'] ?? hidden['uri'] ?? (hidden['ref'] as Record<string, string>)['name'] ?? (hidden['ref'] as Record<string, string>)['uri']);
       const unknownName = String(unknown['name'] ?? unknown['uri'] ?? (unknown['ref'] as Record<string, string>)['name'] ?? (unknown['ref'] as Record<string, string>)['uri']);
       const hiddenAnswer = JSON.stringify(await answerOf(connection, method, hidden));
-      const unknownAnswer = JSON.stringify(await answerOf(connection, method, unknown)).split(unknownName).join(hiddenName);
+      const unknownAnswer = JSON.stringify(await answerOf(connection, method, unknown))
+        .split(unknownName)
+        .join(hiddenName);
       expect(hiddenAnswer, `${method} ${hiddenName}`).toBe(unknownAnswer);
       // And the admin gets the real thing.
       expect(JSON.stringify(await answerOf(connection, method, hidden, admin)), `${method} ${hiddenName} as admin`).not.toBe(hiddenAnswer);
@@ -138,7 +159,10 @@ describe('createWireGate', () => {
   it('warns about overlay globs that match nothing', () => {
     const overlay = compileOverlay(overlayDocument);
     const primitives = ['tool', 'prompt', 'resource', 'resourceTemplate'].flatMap((kind) =>
-      upstream.connection.catalog().entries(kind as never).map((entry) => ({ kind: entry.kind, key: entry.key })),
+      upstream.connection
+        .catalog()
+        .entries(kind as never)
+        .map((entry) => ({ kind: entry.kind, key: entry.key })),
     );
     expect(overlay.unmatchedKeys(primitives)).toEqual(['tool:nothing-*']);
   });
@@ -149,7 +173,10 @@ describe('createWireGate', () => {
     try {
       await visitorSide.connection.handle({ method: 'tools/list' }, visitor);
       await adminSide.connection.handle({ method: 'tools/list' }, admin);
-      for (const [side, input] of [[visitorSide, visitor], [adminSide, admin]] as const) {
+      for (const [side, input] of [
+        [visitorSide, visitor],
+        [adminSide, admin],
+      ] as const) {
         await side.connection.handle({ method: 'tools/call', params: { name: 'add-secret-tool', arguments: {} } }, input);
         await waitFor(() => side.connection.catalog().get('tool', 'secret-late') !== undefined, 'the refreshed catalog');
       }
@@ -178,7 +205,10 @@ describe('WireGate.setPolicy', () => {
       await visitorSide.connection.handle({ method: 'tools/list' }, visitor);
       await adminSide.connection.handle({ method: 'tools/list' }, admin);
       // Now prompts are for admins only as well: the visitor loses public-prompt, the admin nothing.
-      await gate.setPolicy({ ...policy, rules: [...policy.rules, { id: 'prompts-for-admins', effect: 'deny', appliesTo: { kinds: ['prompt'] }, when: { '!=': [{ var: 'request.headers.x-role' }, 'admin'] } }] });
+      await gate.setPolicy({
+        ...policy,
+        rules: [...policy.rules, { id: 'prompts-for-admins', effect: 'deny', appliesTo: { kinds: ['prompt'] }, when: { '!=': [{ var: 'request.headers.x-role' }, 'admin'] } }],
+      });
       expect(visitorSide.notified).toEqual(['prompts']);
       expect(adminSide.notified).toEqual([]);
       expect(namesOf(await visitorSide.connection.handle({ method: 'prompts/list' }, visitor), 'prompts')).toEqual([]);
@@ -197,7 +227,10 @@ describe('wire pagination', () => {
       const names: string[] = [];
       let cursor: string | undefined;
       for (let page = 0; page < 10; page++) {
-        const result = (await upstream.connection.handle({ method: 'tools/list', params: cursor === undefined ? {} : { cursor } }, visitor)) as { tools: { name: string }[]; nextCursor?: string };
+        const result = (await upstream.connection.handle({ method: 'tools/list', params: cursor === undefined ? {} : { cursor } }, visitor)) as {
+          tools: { name: string }[];
+          nextCursor?: string;
+        };
         expect(result.tools.length).toBeLessThanOrEqual(4);
         names.push(...result.tools.map((tool) => tool.name));
         cursor = result.nextCursor;
@@ -206,7 +239,9 @@ describe('wire pagination', () => {
       expect(names).toEqual(['public-echo', 'bulk-0', 'bulk-1', 'bulk-2', 'bulk-3', 'bulk-4', 'add-secret-tool', 'add-public-tool', 'sample', 'slow-progress']);
       const first = (await upstream.connection.handle({ method: 'tools/list' }, visitor)) as { nextCursor: string };
       // A cursor opens only the list it was issued for: not the admin's, and not a forged one.
-      expect(await answerOf(upstream.connection, 'tools/list', { cursor: first.nextCursor }, admin)).toEqual({ error: { code: -32602, message: 'Invalid cursor', data: undefined } });
+      expect(await answerOf(upstream.connection, 'tools/list', { cursor: first.nextCursor }, admin)).toEqual({
+        error: { code: -32602, message: 'Invalid cursor', data: undefined },
+      });
       expect(await answerOf(upstream.connection, 'tools/list', { cursor: 'forged' })).toEqual({ error: { code: -32602, message: 'Invalid cursor', data: undefined } });
     } finally {
       await upstream.close();

@@ -15,7 +15,10 @@ import { checkPolicyDocument, IssuesInputError } from '../policy-file.js';
 const command = 'mcp-gate check';
 
 /** An invariants file: `{"invariants": […]}` (or the bare list). */
-const invariantsFileSchema = z.union([z.strictObject({ $schema: z.string().optional(), description: z.string().optional(), invariants: z.array(invariantSchema) }), z.array(invariantSchema)]);
+const invariantsFileSchema = z.union([
+  z.strictObject({ $schema: z.string().optional(), description: z.string().optional(), invariants: z.array(invariantSchema) }),
+  z.array(invariantSchema),
+]);
 
 export const checkCommand: Command = {
   name: 'check',
@@ -196,4 +199,3 @@ function toJson(result: PolicyCheck, policyFile: PolicyFile, primitiveCount: num
     passed: result.passed,
   };
 }
-

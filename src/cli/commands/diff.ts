@@ -2,7 +2,17 @@ import type { PrimitiveMetadata } from '../../core/context.js';
 import type { Command } from '../command.js';
 import { writeLines } from '../command.js';
 import type { RequestContextInput } from '../../core/context.js';
-import { combineContext, contextOptionSpecs, contextOptionsUsage, defaultEndpoint, describeAuth, profileChoice, readContextOptions, type ClientChoice, type ContextOptions } from '../context-options.js';
+import {
+  combineContext,
+  contextOptionSpecs,
+  contextOptionsUsage,
+  defaultEndpoint,
+  describeAuth,
+  profileChoice,
+  readContextOptions,
+  type ClientChoice,
+  type ContextOptions,
+} from '../context-options.js';
 import { decideAll, servedKey } from '../decisions.js';
 import { exitCodes, loadAll, UsageError } from '../io.js';
 import { describeMetadata, loadPrimitives, primitiveSourceOptionSpecs } from '../manifest.js';
@@ -61,8 +71,16 @@ export const diffCommand: Command = {
     for (const variant of variants) {
       for (const client of clients) {
         const request = { client: combineContext(options, client.input), headers: variant.headers, endpoint: variant.endpoint };
-        const seenBefore = new Set(decideAll(before.policy, primitives, request).filter((entry) => entry.served).map((entry) => servedKey(entry.metadata)));
-        const seenAfter = new Set(decideAll(after.policy, primitives, request).filter((entry) => entry.served).map((entry) => servedKey(entry.metadata)));
+        const seenBefore = new Set(
+          decideAll(before.policy, primitives, request)
+            .filter((entry) => entry.served)
+            .map((entry) => servedKey(entry.metadata)),
+        );
+        const seenAfter = new Set(
+          decideAll(after.policy, primitives, request)
+            .filter((entry) => entry.served)
+            .map((entry) => servedKey(entry.metadata)),
+        );
         for (const metadata of primitives) {
           const key = servedKey(metadata);
           const direction = seenAfter.has(key) && !seenBefore.has(key) ? '+' : seenBefore.has(key) && !seenAfter.has(key) ? '-' : undefined;
@@ -93,7 +111,9 @@ function buildVariants(endpoints: readonly string[], { contextHeaders, headers }
   return endpoints.flatMap((endpoint) =>
     headerSets.map((set: Record<string, string>) => {
       // NAME=VALUE, as typed: a colon would blur with the "variant: clients" separator.
-      const headerText = Object.entries(set).map(([name, value]) => `${name}=${value}`).join(', ');
+      const headerText = Object.entries(set)
+        .map(([name, value]) => `${name}=${value}`)
+        .join(', ');
       return { endpoint, headers: set, label: `${endpoint === '' ? '"" (stdio)' : endpoint}${headerText ? ` with ${headerText}` : ''}` };
     }),
   );
@@ -125,7 +145,8 @@ function describeShared(shared: RequestContextInput): string {
 
 function formatChanges(changes: readonly Change[], variants: readonly Variant[], clients: readonly ClientChoice[], shared: RequestContextInput | undefined): string {
   const clientCount = clients.length;
-  const variantList = variants.length === 1 ? `1 request variant, ${variants[0]!.label}` : `${variants.length} request variants: ${variants.map((variant) => variant.label).join(', ')}`;
+  const variantList =
+    variants.length === 1 ? `1 request variant, ${variants[0]!.label}` : `${variants.length} request variants: ${variants.map((variant) => variant.label).join(', ')}`;
   const checked = `${clientCount === 1 ? '1 client profile' : `${clientCount} client profiles`} × ${variantList}${shared ? `; every request with ${describeShared(shared)}` : ''}`;
   if (changes.length === 0) return `No primitive appears or disappears (checked ${checked}).`;
   const lines: string[] = [];

@@ -1,7 +1,16 @@
 import type { RequestContextInput } from '../../core/context.js';
 import type { Command } from '../command.js';
 import { writeLines } from '../command.js';
-import { chooseClient, combineContext, contextOptionSpecs, contextOptionsUsage, defaultEndpoint, describeAuth, readContextOptions, type ClientChoice } from '../context-options.js';
+import {
+  chooseClient,
+  combineContext,
+  contextOptionSpecs,
+  contextOptionsUsage,
+  defaultEndpoint,
+  describeAuth,
+  readContextOptions,
+  type ClientChoice,
+} from '../context-options.js';
 import { decideAll, type PrimitiveDecision } from '../decisions.js';
 import { exitCodes, loadAll, UsageError } from '../io.js';
 import { loadPrimitives, primitiveSourceOptionSpecs } from '../manifest.js';
@@ -59,16 +68,19 @@ export const explainCommand: Command = {
     const headerList = Object.entries(headers).map(([header, value]) => `${header}: ${value}`);
     const auth = describeAuth(input.auth);
     const visible = decisions.filter((entry) => entry.served).length;
-    writeLines(io.stdout, [
-      `Policy:   ${name} (revision ${policy.revision})`,
-      `Client:   ${describeClient(choice, input.client)}`,
-      ...(auth.length > 0 ? [`Auth:     ${auth.join('; ')}`] : []),
-      `Request:  endpoint ${endpoint === '' ? '"" (stdio)' : endpoint}${method === undefined ? '' : `; method ${method}`}; headers: ${headerList.length > 0 ? headerList.join(', ') : 'none'}`,
-      '',
-      formatTable(['KIND', 'NAME', 'VERSION', 'VISIBLE', 'DECIDED BY', 'WHY'], decisions.map(toRow)),
-      '',
-      `${visible} of ${decisions.length === 1 ? '1 primitive' : `${decisions.length} primitives`} visible.`,
-    ].join('\n'));
+    writeLines(
+      io.stdout,
+      [
+        `Policy:   ${name} (revision ${policy.revision})`,
+        `Client:   ${describeClient(choice, input.client)}`,
+        ...(auth.length > 0 ? [`Auth:     ${auth.join('; ')}`] : []),
+        `Request:  endpoint ${endpoint === '' ? '"" (stdio)' : endpoint}${method === undefined ? '' : `; method ${method}`}; headers: ${headerList.length > 0 ? headerList.join(', ') : 'none'}`,
+        '',
+        formatTable(['KIND', 'NAME', 'VERSION', 'VISIBLE', 'DECIDED BY', 'WHY'], decisions.map(toRow)),
+        '',
+        `${visible} of ${decisions.length === 1 ? '1 primitive' : `${decisions.length} primitives`} visible.`,
+      ].join('\n'),
+    );
     return exitCodes.ok;
   },
 };

@@ -87,7 +87,9 @@ export const proxyCommand: Command = {
       } else {
         try {
           const serving = await runtime.serveProxyHttp(wire, openUpstream, settings, signal, onError);
-          note(`listening on ${serving.host.url.href} (a session per client, each with its own upstream session, at most ${settings.maxSessions}; paths below ${serving.host.url.pathname} are endpoints too)`);
+          note(
+            `listening on ${serving.host.url.href} (a session per client, each with its own upstream session, at most ${settings.maxSessions}; paths below ${serving.host.url.pathname} are endpoints too)`,
+          );
           stop = serving;
         } catch (error) {
           if ((error as { code?: unknown }).code === 'EADDRINUSE') {
@@ -137,10 +139,15 @@ function readSettings(args: ParsedArgs): ProxySettings {
   const port = portText === undefined ? defaultPort : Number(portText);
   if (port > 65535) throw new UsageError(`${command}: --port must be a number from 0 to 65535, got "${portText}"`);
   const host = args.string('host');
-  if (host !== undefined && host !== '127.0.0.1') throw new UsageError(`${command}: --host ${host}: only 127.0.0.1 is supported for now (the proxy has no authentication of its own yet; see docs/proxy.md)`);
+  if (host !== undefined && host !== '127.0.0.1')
+    throw new UsageError(`${command}: --host ${host}: only 127.0.0.1 is supported for now (the proxy has no authentication of its own yet; see docs/proxy.md)`);
   const decisionLog = args.string('decision-log');
   if (stdio && decisionLog === '-') throw new UsageError(`${command}: --decision-log - would write into the MCP stream on stdout; give a file with --stdio`);
-  const logHeaders = args.strings('log-headers').flatMap((list) => list.split(',')).map((name) => name.trim().toLowerCase()).filter((name) => name !== '');
+  const logHeaders = args
+    .strings('log-headers')
+    .flatMap((list) => list.split(','))
+    .map((name) => name.trim().toLowerCase())
+    .filter((name) => name !== '');
   if (logHeaders.length > 0 && decisionLog === undefined) throw new UsageError(`${command}: --log-headers needs --decision-log`);
   for (const name of ['max-sessions', 'session-idle-timeout']) {
     if (stdio && args.string(name) !== undefined) throw new UsageError(`${command}: --${name} is for HTTP sessions; stdio is one session`);

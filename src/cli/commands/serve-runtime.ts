@@ -74,4 +74,3 @@ function aborted(signal: AbortSignal): Promise<void> {
     else signal.addEventListener('abort', () => resolve(), { once: true });
   });
 }
-

@@ -62,10 +62,14 @@ export const serveCommand: Command = {
       value: 'NAME,…',
       description: 'headers whose values the decision log may keep (repeatable; none by default); credential headers (authorization, cookie, x-api-key, …) as "[redacted]"',
     },
-    'log-credential-headers': { type: 'boolean', description: 'DANGER: write the values of credential headers named by --log-headers (bearer tokens, cookies) to the decision log' },
+    'log-credential-headers': {
+      type: 'boolean',
+      description: 'DANGER: write the values of credential headers named by --log-headers (bearer tokens, cookies) to the decision log',
+    },
     otel: {
       type: 'boolean',
-      description: 'export decisions as OpenTelemetry spans and metrics over OTLP/HTTP, configured by OTEL_EXPORTER_OTLP_* and OTEL_SERVICE_NAME (needs the OTel SDK packages; docs/otel.md)',
+      description:
+        'export decisions as OpenTelemetry spans and metrics over OTLP/HTTP, configured by OTEL_EXPORTER_OTLP_* and OTEL_SERVICE_NAME (needs the OTel SDK packages; docs/otel.md)',
     },
   },
   async execute(args, io) {
@@ -157,7 +161,11 @@ function readSettings(args: ParsedArgs): ServeSettings {
   }
   const decisionLog = args.string('decision-log');
   if (stdio && decisionLog === '-') throw new UsageError(`${command}: --decision-log - would write into the MCP stream on stdout; give a file with --stdio`);
-  const logHeaders = args.strings('log-headers').flatMap((list) => list.split(',')).map((name) => name.trim().toLowerCase()).filter((name) => name !== '');
+  const logHeaders = args
+    .strings('log-headers')
+    .flatMap((list) => list.split(','))
+    .map((name) => name.trim().toLowerCase())
+    .filter((name) => name !== '');
   if (logHeaders.length > 0 && decisionLog === undefined) throw new UsageError(`${command}: --log-headers needs --decision-log`);
   const logCredentialHeaders = args.flag('log-credential-headers');
   if (logCredentialHeaders && logHeaders.length === 0) throw new UsageError(`${command}: --log-credential-headers needs --log-headers naming the credential headers to log`);
@@ -213,7 +221,9 @@ export function noteCredentialHeaders(settings: Pick<ServeSettings, 'logHeaders'
   }
   const names = credentials.join(', ');
   if (settings.logCredentialHeaders) {
-    note(`WARNING: --log-credential-headers writes the values of ${names} (bearer tokens, cookies, keys) to the decision log in clear text; whoever can read the log can use them`);
+    note(
+      `WARNING: --log-credential-headers writes the values of ${names} (bearer tokens, cookies, keys) to the decision log in clear text; whoever can read the log can use them`,
+    );
   } else {
     note(`--log-headers ${names}: credential headers are logged as "[redacted]"; --log-credential-headers would write their values`);
   }

@@ -61,7 +61,8 @@ export const testCommand: Command = {
           if (verdict.status === 'proven') passed++;
           else failed++;
           if (json) (report.invariants ??= []).push({ id: verdict.id, status: verdict.status, counterexample: verdict.counterexample, reasons: verdict.reasons });
-          else if (verdict.status !== 'proven' || args.flag('verbose')) writeLines(io.stdout, `${verdict.status === 'proven' ? 'PASS' : 'FAIL'} ${casesFile.name}: ${describeVerdict(verdict)}`);
+          else if (verdict.status !== 'proven' || args.flag('verbose'))
+            writeLines(io.stdout, `${verdict.status === 'proven' ? 'PASS' : 'FAIL'} ${casesFile.name}: ${describeVerdict(verdict)}`);
         }
       } catch (error) {
         if (!(error instanceof InputError)) throw error;

@@ -71,7 +71,13 @@ export interface Analysis {
   /** The atoms of the applicable rules and the requirements (plus `extra`), as a space of class combinations. */
   nodesFor(primitive: PrimitiveMetadata): Node[];
   spaceFor(primitive: PrimitiveMetadata, extra?: ConditionAtoms): Space;
-  forEachInComponent(space: Space, positions: readonly number[], primitive: PrimitiveMetadata, visit: (context: RequestContext, choice: readonly number[]) => boolean, base?: readonly number[]): number;
+  forEachInComponent(
+    space: Space,
+    positions: readonly number[],
+    primitive: PrimitiveMetadata,
+    visit: (context: RequestContext, choice: readonly number[]) => boolean,
+    base?: readonly number[],
+  ): number;
   /** Every combination of the space as a context, in order; stops when `visit` returns true. */
   forEachContext(space: Space, primitive: PrimitiveMetadata, visit: (context: RequestContext, choice: readonly number[]) => boolean): number;
   contextInput(space: Space, choice: readonly number[], primitive: PrimitiveMetadata): RequestContextInput;

@@ -72,9 +72,7 @@ export function pathKindOf(path: string): PathKind | undefined {
 
 /** What walking a node found: a literal, a raw context read still looking for its test, or a value built from atoms. */
 type Walked =
-  | { readonly kind: 'const'; readonly node: unknown }
-  | { readonly kind: 'read'; readonly path: string; readonly pathKind: PathKind }
-  | { readonly kind: 'dynamic' };
+  { readonly kind: 'const'; readonly node: unknown } | { readonly kind: 'read'; readonly path: string; readonly pathKind: PathKind } | { readonly kind: 'dynamic' };
 
 const dynamic: Walked = { kind: 'dynamic' };
 
@@ -147,7 +145,8 @@ export function collectAtoms(condition: unknown, primitive: PrimitiveMetadata, w
     const path = segments.join('.');
     const kind = pathKindOf(path);
     if (kind === undefined) {
-      if (path.startsWith('client.capabilities.')) return unmodelled(`reads the value of ${path} (test presence with {"has": "${path.slice('client.capabilities.'.length)}"})`);
+      if (path.startsWith('client.capabilities.'))
+        return unmodelled(`reads the value of ${path} (test presence with {"has": "${path.slice('client.capabilities.'.length)}"})`);
       return unmodelled(`reads ${path}, which the analysis does not partition`);
     }
     // A default replaces only an absent value, which is a class of its own: the read stays exact.

@@ -19,7 +19,6 @@ export type { Counterexample, InvariantVerdict, LintCode, LintFinding, PolicyChe
 // is decided by the real compiled policy, so a verdict and the engine cannot disagree. A
 // condition the analysis cannot model makes what it touches unknown, never proven.
 
-
 export interface CheckPolicyOptions {
   readonly invariants?: readonly Invariant[];
   /** Passed to compilePolicy (the analysis compiles the document, and variants of it for lint). */
@@ -84,7 +83,8 @@ function createAnalysis(policy: Policy, document: NormalizedPolicyDocument, maxC
     const atoms = emptyAtoms();
     if (!document.enforceRequirements) return atoms;
     for (const path of primitive.requires.capabilities) addAtom(atoms, 'client.capabilities', 'capabilities', { op: 'capability', value: path });
-    for (const [name, value] of Object.entries(primitive.requires.headers)) addAtom(atoms, `request.headers.${name.toLowerCase()}`, 'optional-text', { op: 'eq', value, loose: false });
+    for (const [name, value] of Object.entries(primitive.requires.headers))
+      addAtom(atoms, `request.headers.${name.toLowerCase()}`, 'optional-text', { op: 'eq', value, loose: false });
     for (const pattern of primitive.endpoints) addAtom(atoms, 'request.endpoint', 'text', { op: 'glob', value: pattern });
     return atoms;
   }
@@ -172,7 +172,13 @@ function createAnalysis(policy: Policy, document: NormalizedPolicyDocument, maxC
   }
 
   /** Like forEachContext over the paths at `positions` only; every other path keeps its cheapest class. */
-  function forEachInComponent(space: Space, positions: readonly number[], primitive: PrimitiveMetadata, visit: (context: RequestContext, choice: readonly number[]) => boolean, base?: readonly number[]): number {
+  function forEachInComponent(
+    space: Space,
+    positions: readonly number[],
+    primitive: PrimitiveMetadata,
+    visit: (context: RequestContext, choice: readonly number[]) => boolean,
+    base?: readonly number[],
+  ): number {
     const sub: Space = {
       paths: positions.map((position) => space.paths[position]!),
       values: positions.map((position) => space.values[position]!),
@@ -263,7 +269,11 @@ function createAnalysis(policy: Policy, document: NormalizedPolicyDocument, maxC
    * proof for this primitive, over the invariant's own classes.
    */
   function holdsWhateverDecided(invariant: CompiledInvariant, atoms: ConditionAtoms, primitive: PrimitiveMetadata): boolean {
-    const space = withBound(spaceOf(primitive, { ...atoms, paths: new Map(atoms.paths), unmodelled: [...atoms.unmodelled], outputs: new Set(atoms.outputs), opaque: new Map(atoms.opaque) }), primitive, maxCombinations);
+    const space = withBound(
+      spaceOf(primitive, { ...atoms, paths: new Map(atoms.paths), unmodelled: [...atoms.unmodelled], outputs: new Set(atoms.outputs), opaque: new Map(atoms.opaque) }),
+      primitive,
+      maxCombinations,
+    );
     if (space.inexact.length > 0) return false;
     const decisions = possibleDecisions(primitive);
     let broken = false;
@@ -319,5 +329,3 @@ function setPath(target: Record<string, unknown>, segments: readonly string[], v
 function readsPrimitive(condition: unknown): boolean {
   return /"(primitive|tool)(\.|")/.test(JSON.stringify(condition));
 }
-
-

@@ -60,7 +60,12 @@ export interface Flags {
 }
 
 /** Every combination of the components' answers, folded into flags; one merged choice per distinct flags. */
-export function fold(components: readonly Component[], start: Flags, step: (flags: Flags, node: number, holds: boolean) => Flags, width: number): Array<{ flags: Flags; choice: number[] }> {
+export function fold(
+  components: readonly Component[],
+  start: Flags,
+  step: (flags: Flags, node: number, holds: boolean) => Flags,
+  width: number,
+): Array<{ flags: Flags; choice: number[] }> {
   let states = new Map<string, { flags: Flags; choice: number[] }>([[key(start), { flags: start, choice: new Array<number>(width).fill(0) }]]);
   for (const component of components) {
     const next = new Map<string, { flags: Flags; choice: number[] }>();
@@ -84,7 +89,6 @@ function key(flags: Flags): string {
   return `${+flags.met}${+flags.deny}${+flags.allow}${+flags.subject}`;
 }
 
-
 /** Single-rule policies say whether a condition holds; one without rules whether the requirements are met. */
 export function createProbes(document: NormalizedPolicyDocument, compileOptions: CompilePolicyOptions) {
   const probes = new Map<number, Policy>();
@@ -93,7 +97,10 @@ export function createProbes(document: NormalizedPolicyDocument, compileOptions:
     let compiled = probes.get(info.index);
     if (compiled === undefined) {
       const { when, id, appliesTo } = info.rule;
-      probes.set(info.index, (compiled = compilePolicy({ version: 1, default: 'deny', enforceRequirements: false, rules: [{ id, effect: 'allow', appliesTo, when }] }, compileOptions)));
+      probes.set(
+        info.index,
+        (compiled = compilePolicy({ version: 1, default: 'deny', enforceRequirements: false, rules: [{ id, effect: 'allow', appliesTo, when }] }, compileOptions)),
+      );
     }
     return compiled;
   }
@@ -141,4 +148,3 @@ export function namesPrimitives(rule: PolicyRule): boolean {
   const appliesTo = rule.appliesTo;
   return appliesTo !== undefined && (appliesTo.names !== undefined || appliesTo.groups !== undefined || appliesTo.tags !== undefined);
 }
-

@@ -54,7 +54,8 @@ export function compileInvariants(invariants: readonly Invariant[], source = 'in
   const compiled = invariants.map((invariant, index) => {
     const path = joinPath(base, index);
     const earlier = seen.get(invariant.id);
-    if (earlier !== undefined) issues.push({ code: 'duplicate_rule_id', path: `${path}.id`, message: `invariant id "${invariant.id}" is already used by ${base}[${earlier}]` });
+    if (earlier !== undefined)
+      issues.push({ code: 'duplicate_rule_id', path: `${path}.id`, message: `invariant id "${invariant.id}" is already used by ${base}[${earlier}]` });
     else seen.set(invariant.id, index);
     const mode = invariant.never !== undefined ? 'never' : 'always';
     const condition = invariant.never ?? invariant.always;

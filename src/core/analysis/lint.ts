@@ -50,7 +50,8 @@ export function lintPolicy(
     const inexact = [...space.inexact];
     const components: Component[] = componentsOf(nodes, space).map(({ nodes: members, positions }) => {
       const combinations = positions.reduce((product, position) => product * space.values[position]!.length, 1);
-      if (combinations > analysis.maxCombinations) inexact.push(`${describe(primitive)}: ${combinations} class combinations of one group of rules exceed the bound of ${analysis.maxCombinations}`);
+      if (combinations > analysis.maxCombinations)
+        inexact.push(`${describe(primitive)}: ${combinations} class combinations of one group of rules exceed the bound of ${analysis.maxCombinations}`);
       return { nodes: members, positions, answers: answersOf(analysis, space, members, positions, nodes, primitive, holdsAt) };
     });
     const exact = inexact.length === 0;
@@ -72,7 +73,12 @@ export function lintPolicy(
     const constantAllow = applicable.some((info) => info.rule.when === undefined && info.rule.effect === 'allow');
     const nodeStep = (flags: Flags, member: number, holds: boolean, subject?: RuleInfo): Flags => stepFlags(nodes, flags, member, holds, subject);
     const allowed = (flags: Flags) => flags.met && !flags.deny && (flags.allow || allowByDefault);
-    const states = fold(components, { met: true, deny: constantDeny, allow: constantAllow, subject: false }, (flags, member, holds) => nodeStep(flags, member, holds), space.paths.length);
+    const states = fold(
+      components,
+      { met: true, deny: constantDeny, allow: constantAllow, subject: false },
+      (flags, member, holds) => nodeStep(flags, member, holds),
+      space.paths.length,
+    );
     const confirm = (choice: readonly number[], check: (context: RequestContext) => boolean): boolean => {
       const context = contextAt(analysis, space, choice, primitive);
       if (check(context)) return true;
@@ -100,7 +106,8 @@ export function lintPolicy(
         const withoutIt = flags.met && !flags.deny && (flags.allow || allowByDefault);
         return withIt !== withoutIt;
       });
-      if (differs !== undefined && confirm(differs.choice, (context) => policy.evaluate(context, primitive) !== decideWithout(info, applicable, context, primitive))) state.matters = true;
+      if (differs !== undefined && confirm(differs.choice, (context) => policy.evaluate(context, primitive) !== decideWithout(info, applicable, context, primitive)))
+        state.matters = true;
     }
     const confirmedExact = inexact.length === 0;
     if (!confirmedExact && exact) unknown.push(...inexact);
@@ -117,13 +124,29 @@ export function lintPolicy(
     }
     if (!state.exact) return;
     if (info.rule.when !== undefined && !state.everTrue) {
-      findings.push({ code: 'condition-always-false', severity: 'error', ruleId: id, message: `rule "${id}": its condition is false for every context, so the rule never applies` });
+      findings.push({
+        code: 'condition-always-false',
+        severity: 'error',
+        ruleId: id,
+        message: `rule "${id}": its condition is false for every context, so the rule never applies`,
+      });
       return;
     }
     if (info.rule.when !== undefined && !state.everFalse) {
-      findings.push({ code: 'condition-always-true', severity: 'warning', ruleId: id, message: `rule "${id}": its condition is true for every context (the "when" says nothing)` });
+      findings.push({
+        code: 'condition-always-true',
+        severity: 'warning',
+        ruleId: id,
+        message: `rule "${id}": its condition is true for every context (the "when" says nothing)`,
+      });
     }
-    if (!state.matters) findings.push({ code: 'rule-shadowed', severity: 'warning', ruleId: id, message: `rule "${id}" changes no decision: without it every primitive is decided the same for every context` });
+    if (!state.matters)
+      findings.push({
+        code: 'rule-shadowed',
+        severity: 'warning',
+        ruleId: id,
+        message: `rule "${id}" changes no decision: without it every primitive is decided the same for every context`,
+      });
   });
   for (const { primitive, exact, visible, hidden } of perPrimitive) {
     if (!exact) continue;
@@ -132,7 +155,12 @@ export function lintPolicy(
     const denyRules = analysis.applicable(primitive).filter((info) => info.rule.effect === 'deny' && namesPrimitives(info.rule));
     if (!hidden && denyRules.length > 0) {
       const names = denyRules.map((info) => `"${info.rule.id}"`).join(', ');
-      findings.push({ code: 'deny-never-hides', severity: 'error', primitive, message: `${describe(primitive)} is visible for every context although deny rule${denyRules.length === 1 ? '' : 's'} ${names} ${denyRules.length === 1 ? 'names' : 'name'} it` });
+      findings.push({
+        code: 'deny-never-hides',
+        severity: 'error',
+        primitive,
+        message: `${describe(primitive)} is visible for every context although deny rule${denyRules.length === 1 ? '' : 's'} ${names} ${denyRules.length === 1 ? 'names' : 'name'} it`,
+      });
     }
   }
   return { findings, unknown: [...new Set(unknown)] };

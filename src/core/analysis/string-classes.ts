@@ -5,9 +5,7 @@
 // Characters that appear in no literal (and are not `/`, which globs treat apart) behave alike
 // in every test, so one stands for all of them: the walk is exact over all strings.
 
-export type StringTest =
-  | { readonly op: 'eq' | 'prefix' | 'suffix' | 'contains' | 'glob'; readonly value: string }
-  | { readonly op: 'nonempty' };
+export type StringTest = { readonly op: 'eq' | 'prefix' | 'suffix' | 'contains' | 'glob'; readonly value: string } | { readonly op: 'nonempty' };
 
 interface Machine {
   readonly start: string;
@@ -59,7 +57,12 @@ function globMachine(pattern: string): Machine {
     return states;
   };
   const encode = (states: boolean[]) => states.map((on) => (on ? '1' : '0')).join('');
-  const start = close(tokens.map(() => false).concat([false]).map((_, index) => index === 0));
+  const start = close(
+    tokens
+      .map(() => false)
+      .concat([false])
+      .map((_, index) => index === 0),
+  );
   return {
     start: encode(start),
     step(state, char) {

@@ -57,7 +57,10 @@ function textClasses(path: string, atoms: readonly Atom[], optional: boolean): V
   if (versions.length > 0) {
     const others = atoms.filter((atom) => atom.op !== 'semver');
     if (others.some((atom) => atom.op !== 'eq' && atom.op !== 'truthy' && atom.op !== 'missing')) {
-      return { values: [...absent, ...stringClasses(others.flatMap((atom) => stringTestOf(atom) ?? [])).witnesses], inexact: `${path} is tested with sem_ver and with string tests together` };
+      return {
+        values: [...absent, ...stringClasses(others.flatMap((atom) => stringTestOf(atom) ?? [])).witnesses],
+        inexact: `${path} is tested with sem_ver and with string tests together`,
+      };
     }
     const literals = others.flatMap((atom) => (atom.op === 'eq' && typeof atom.value === 'string' ? [atom.value] : []));
     const classes = versionClasses(versions, literals);

@@ -3,15 +3,7 @@ import { restoreBudget, startBudget, withBudget } from './budget.js';
 import { dataScope } from './data-scope.js';
 import { createOperatorTable, type CustomOperators } from './operators.js';
 import { suggestName } from './suggest.js';
-import {
-  defaultLimits,
-  type CompileContext,
-  type CompiledArg,
-  type CompileLimits,
-  type DataScope,
-  type Evaluator,
-  type OperatorDefinition,
-} from './types.js';
+import { defaultLimits, type CompileContext, type CompiledArg, type CompileLimits, type DataScope, type Evaluator, type OperatorDefinition } from './types.js';
 
 /** Options of compileLogic: the size limits a rule must stay within, and any custom operators. */
 export interface CompileLogicOptions extends CompileLimits {
@@ -62,10 +54,7 @@ export interface CompileRuleOptions extends CompileLogicOptions {
 }
 
 /** Compiles a rule in a given scope; throws PolicyCompileError with every issue found. */
-export function compileRule(
-  rule: unknown,
-  options: CompileRuleOptions,
-): CompiledRule {
+export function compileRule(rule: unknown, options: CompileRuleOptions): CompiledRule {
   const issues: PolicyIssue[] = [];
   let compiled: CompiledRule;
   try {
@@ -88,11 +77,7 @@ export interface CompiledRule {
 }
 
 /** Like compileRule, but appends issues to `issues` (policy compilation gathers all rules' issues). */
-export function compileRuleCollectingIssues(
-  rule: unknown,
-  options: CompileRuleOptions,
-  issues: PolicyIssue[],
-): CompiledRule {
+export function compileRuleCollectingIssues(rule: unknown, options: CompileRuleOptions, issues: PolicyIssue[]): CompiledRule {
   const limits = resolveLimits(options);
   const operators = options.operatorTable ?? createOperatorTable(options.operators, issues);
   const firstIssue = issues.length;
@@ -146,13 +131,7 @@ export function compileRuleCollectingIssues(
     return { evaluate, isConstant: false, constant: undefined, raw: items, path, neverArray: false };
   }
 
-  function walkOperation(
-    rule: Record<string, unknown>,
-    name: string,
-    path: string,
-    depth: number,
-    scope: DataScope,
-  ): CompiledArg {
+  function walkOperation(rule: Record<string, unknown>, name: string, path: string, depth: number, scope: DataScope): CompiledArg {
     const operationPath = joinPath(path, name);
     const rawArgs = rule[name];
     const argList: readonly unknown[] = Array.isArray(rawArgs) ? rawArgs : [rawArgs];
@@ -284,4 +263,3 @@ export function toPolicyError(error: unknown): PolicyError {
   const reason = error instanceof Error ? error.message : String(error);
   return new PolicyEvaluationError(`evaluation failed: ${reason}`, 'evaluation_failed', error);
 }
-

@@ -17,18 +17,11 @@ function mixBlock(hash: number, block: number): number {
 /** The UTF-8 bytes of one code point packed little-endian: the first byte is the lowest. */
 function encodeUtf8(codePoint: number): number {
   if (codePoint < 0x80) return codePoint;
-  if (codePoint < 0x800) return (0xc0 | (codePoint >>> 6)) | ((0x80 | (codePoint & 0x3f)) << 8);
+  if (codePoint < 0x800) return 0xc0 | (codePoint >>> 6) | ((0x80 | (codePoint & 0x3f)) << 8);
   if (codePoint < 0x10000) {
-    return (
-      (0xe0 | (codePoint >>> 12)) | ((0x80 | ((codePoint >>> 6) & 0x3f)) << 8) | ((0x80 | (codePoint & 0x3f)) << 16)
-    );
+    return 0xe0 | (codePoint >>> 12) | ((0x80 | ((codePoint >>> 6) & 0x3f)) << 8) | ((0x80 | (codePoint & 0x3f)) << 16);
   }
-  return (
-    (0xf0 | (codePoint >>> 18)) |
-    ((0x80 | ((codePoint >>> 12) & 0x3f)) << 8) |
-    ((0x80 | ((codePoint >>> 6) & 0x3f)) << 16) |
-    ((0x80 | (codePoint & 0x3f)) << 24)
-  );
+  return 0xf0 | (codePoint >>> 18) | ((0x80 | ((codePoint >>> 12) & 0x3f)) << 8) | ((0x80 | ((codePoint >>> 6) & 0x3f)) << 16) | ((0x80 | (codePoint & 0x3f)) << 24);
 }
 
 /** MurmurHash3 x86_32 of the UTF-8 bytes of `key`, as an unsigned 32-bit integer. */

@@ -35,10 +35,7 @@ const customName = /^[a-z][a-z0-9_]*$/;
 const reservedNames = new Set(['log', 'method']);
 
 /** The built-ins plus valid custom operators; invalid custom ones are reported as issues. */
-export function createOperatorTable(
-  custom: CustomOperators | undefined,
-  issues: PolicyIssue[],
-): ReadonlyMap<string, OperatorDefinition> {
+export function createOperatorTable(custom: CustomOperators | undefined, issues: PolicyIssue[]): ReadonlyMap<string, OperatorDefinition> {
   if (!custom) return builtinOperators;
   const table = new Map(builtinOperators);
   for (const name of Object.keys(custom)) {

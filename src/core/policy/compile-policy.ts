@@ -88,7 +88,10 @@ function salvageRules(document: unknown): Array<Pick<PolicyRule, 'id' | 'when'> 
 /** Document order: issues sorted by their position (`rules[2]…` after `rules[1]…`), stable otherwise. */
 function sortIssues(issues: PolicyIssue[]): PolicyIssue[] {
   const position = (path: string) => Number(/^rules\[(\d+)\]/.exec(path)?.[1] ?? -1);
-  return issues.map((issue, order) => ({ issue, order })).sort((a, b) => position(a.issue.path) - position(b.issue.path) || a.order - b.order).map(({ issue }) => issue);
+  return issues
+    .map((issue, order) => ({ issue, order }))
+    .sort((a, b) => position(a.issue.path) - position(b.issue.path) || a.order - b.order)
+    .map(({ issue }) => issue);
 }
 
 function createPolicy(

@@ -32,7 +32,11 @@ export function compileContextKey(reads: KeyReads): (context: RequestContext) =>
     : reads.paths.filter((path) => path !== 'primitive' && !path.startsWith('primitive.'));
   const projections: Projection[] = [
     ...[...new Set(contextPaths)].sort().map(compileRuleRead),
-    ...[...new Set(reads.requiredHeaders)].sort().map((name): Projection => (context) => readRequiredHeader(context, name)),
+    ...[...new Set(reads.requiredHeaders)].sort().map(
+      (name): Projection =>
+        (context) =>
+          readRequiredHeader(context, name),
+    ),
   ];
   if (projections.length === 0) return () => '';
   return function contextKey(context) {

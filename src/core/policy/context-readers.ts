@@ -29,40 +29,70 @@ export function readContextField(field: number, key: string, data: unknown, meta
   const context = data as RequestContext;
   const primitive = metadata as PrimitiveMetadata;
   switch (field) {
-    case 0: return context.request;
-    case 1: return context.request.method;
-    case 2: return context.request.headers;
-    case 3: return context.request.endpoint;
-    case 4: return context.request.sessionId;
-    case 5: return context.request.protocolVersion;
-    case 6: return context.client;
-    case 7: return context.client.name;
-    case 8: return context.client.version;
-    case 9: return context.client.capabilities;
-    case 10: return context.auth;
-    case 11: return context.auth.clientId;
-    case 12: return context.auth.subject;
-    case 13: return context.auth.scopes;
-    case 14: return context.auth.claims;
-    case 15: return primitive;
-    case 16: return primitive.kind;
-    case 17: return primitive.name;
-    case 18: return primitive.uri;
-    case 19: return primitive.uriTemplate;
-    case 20: return primitive.version;
-    case 21: return primitive.groups;
-    case 22: return primitive.tags;
-    case 23: return primitive.requires;
-    case 24: return primitive.requires.capabilities;
-    case 25: return primitive.requires.headers;
-    case 26: return primitive.endpoints;
-    case 27: return context.auth.issuer;
-    case 28: { // headerField
+    case 0:
+      return context.request;
+    case 1:
+      return context.request.method;
+    case 2:
+      return context.request.headers;
+    case 3:
+      return context.request.endpoint;
+    case 4:
+      return context.request.sessionId;
+    case 5:
+      return context.request.protocolVersion;
+    case 6:
+      return context.client;
+    case 7:
+      return context.client.name;
+    case 8:
+      return context.client.version;
+    case 9:
+      return context.client.capabilities;
+    case 10:
+      return context.auth;
+    case 11:
+      return context.auth.clientId;
+    case 12:
+      return context.auth.subject;
+    case 13:
+      return context.auth.scopes;
+    case 14:
+      return context.auth.claims;
+    case 15:
+      return primitive;
+    case 16:
+      return primitive.kind;
+    case 17:
+      return primitive.name;
+    case 18:
+      return primitive.uri;
+    case 19:
+      return primitive.uriTemplate;
+    case 20:
+      return primitive.version;
+    case 21:
+      return primitive.groups;
+    case 22:
+      return primitive.tags;
+    case 23:
+      return primitive.requires;
+    case 24:
+      return primitive.requires.capabilities;
+    case 25:
+      return primitive.requires.headers;
+    case 26:
+      return primitive.endpoints;
+    case 27:
+      return context.auth.issuer;
+    case 28: {
+      // headerField
       const value = context.request.headers[key];
       return typeof value === 'string' ? value : undefined;
     }
     // A new field: `case 29: return context.….…;` (the sample finds its path).
-    default: return undefined;
+    default:
+      return undefined;
   }
 }
 

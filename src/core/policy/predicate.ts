@@ -53,12 +53,7 @@ export function compilePredicate(rule: unknown, options: CompilePredicateOptions
 }
 
 /** Hands an evaluation failure to the user's handler; a throwing handler cannot break fail-closed evaluation. */
-export function reportError(
-  onError: EvaluationErrorHandler | undefined,
-  error: unknown,
-  ruleId: string | undefined,
-  primitive: PrimitiveMetadata,
-): void {
+export function reportError(onError: EvaluationErrorHandler | undefined, error: unknown, ruleId: string | undefined, primitive: PrimitiveMetadata): void {
   if (!onError) return;
   try {
     onError(toPolicyError(error), { ruleId, primitive });

@@ -94,11 +94,7 @@ function compileCapabilities(paths: readonly string[], onMissingCapabilities: Mi
   };
 }
 
-function compileRequirements(
-  primitive: PrimitiveMetadata,
-  onMissingCapabilities: MissingCapabilities,
-  capabilitiesMet: CapabilitiesCheck | undefined,
-): RequirementCheck {
+function compileRequirements(primitive: PrimitiveMetadata, onMissingCapabilities: MissingCapabilities, capabilitiesMet: CapabilitiesCheck | undefined): RequirementCheck {
   const capabilityPaths = primitive.requires.capabilities;
   const capabilities = capabilityPaths.map((path) => ({ path, present: compilePresenceCheck(path) }));
   const headers = Object.entries(primitive.requires.headers).map(([name, value]) => ({ name: name.toLowerCase(), value }));

@@ -44,15 +44,14 @@ function quoteKey(key: string): string {
 }
 
 export const appliesToSchema = strictObject({
-    kinds: z.array(primitiveKindSchema).min(1).max(4).optional(),
-    /** Globs over the primitive's name (and, for resources, its URI). */
-    names: z.array(glob).min(1).max(1024).optional(),
-    /** Matches when the primitive is in any of these groups. */
-    groups: z.array(label).min(1).max(1024).optional(),
-    /** Matches when the primitive has any of these tags. */
-    tags: z.array(label).min(1).max(1024).optional(),
-  })
-  .describe('Which primitives the rule is about; every field given must match.');
+  kinds: z.array(primitiveKindSchema).min(1).max(4).optional(),
+  /** Globs over the primitive's name (and, for resources, its URI). */
+  names: z.array(glob).min(1).max(1024).optional(),
+  /** Matches when the primitive is in any of these groups. */
+  groups: z.array(label).min(1).max(1024).optional(),
+  /** Matches when the primitive has any of these tags. */
+  tags: z.array(label).min(1).max(1024).optional(),
+}).describe('Which primitives the rule is about; every field given must match.');
 
 export const policyRuleSchema = strictObject({
   id: ruleId,

@@ -76,7 +76,9 @@ describe('checkPolicy', () => {
     const primitives = [createPrimitiveMetadata('tool', 'search', { version: '1.0.0' }), createPrimitiveMetadata('tool', 'search', { version: '2.0.0' })];
     const v2NeedsMajor2: Invariant = {
       id: 'v2-needs-major-2',
-      never: { and: [{ var: 'visible' }, { '===': [{ var: 'primitive.version' }, '2.0.0'] }, { '!': { sem_ver: [{ var: 'request.headers.x-tool-version' }, '^', '2.0.0'] } }] },
+      never: {
+        and: [{ var: 'visible' }, { '===': [{ var: 'primitive.version' }, '2.0.0'] }, { '!': { sem_ver: [{ var: 'request.headers.x-tool-version' }, '^', '2.0.0'] } }],
+      },
     };
     const v2NeedsExactly2: Invariant = {
       id: 'v2-needs-exactly-2',
@@ -85,7 +87,9 @@ describe('checkPolicy', () => {
     // Hidden although the header is at least 2.0.0: a major above 2 (the class `^` cuts off).
     const v2ForEveryNewerHeader: Invariant = {
       id: 'v2-for-every-newer-header',
-      never: { and: [{ '!': { var: 'visible' } }, { '===': [{ var: 'primitive.version' }, '2.0.0'] }, { sem_ver: [{ var: 'request.headers.x-tool-version' }, '>=', '2.0.0'] }] },
+      never: {
+        and: [{ '!': { var: 'visible' } }, { '===': [{ var: 'primitive.version' }, '2.0.0'] }, { sem_ver: [{ var: 'request.headers.x-tool-version' }, '>=', '2.0.0'] }],
+      },
     };
     const result = checkPolicy(policy, primitives, { invariants: [v2NeedsMajor2, v2NeedsExactly2, v2ForEveryNewerHeader] });
     expect(result.invariants[0]!.status).toBe('proven');
@@ -117,7 +121,12 @@ describe('checkPolicy', () => {
       version: 1,
       default: 'allow',
       rules: [
-        { id: 'a', effect: 'deny', appliesTo: { names: ['t'] }, when: { and: [{ starts_with: [{ var: 'client.name' }, 'ab'] }, { ends_with: [{ var: 'client.name' }, 'ba'] }] } },
+        {
+          id: 'a',
+          effect: 'deny',
+          appliesTo: { names: ['t'] },
+          when: { and: [{ starts_with: [{ var: 'client.name' }, 'ab'] }, { ends_with: [{ var: 'client.name' }, 'ba'] }] },
+        },
         { id: 'b', effect: 'deny', appliesTo: { names: ['t'] }, when: { glob: ['/x/*/y', { var: 'request.endpoint' }] } },
       ],
     };
@@ -145,7 +154,9 @@ describe('checkPolicy lint', () => {
   });
 
   it('reports a condition that is false for every context as an error, and a deny rule that never hides', () => {
-    const rules = [{ id: 'never', effect: 'deny', appliesTo: { names: ['a'] }, when: { and: [{ '==': [{ var: 'client.name' }, 'x'] }, { '==': [{ var: 'client.name' }, 'y'] }] } }];
+    const rules = [
+      { id: 'never', effect: 'deny', appliesTo: { names: ['a'] }, when: { and: [{ '==': [{ var: 'client.name' }, 'x'] }, { '==': [{ var: 'client.name' }, 'y'] }] } },
+    ];
     expect(lint(rules, [tool('a')])).toEqual([
       ['condition-always-false', 'error', 'never'],
       ['deny-never-hides', 'error', 'a'],

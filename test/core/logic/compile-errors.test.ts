@@ -49,12 +49,9 @@ describe('compileLogic — compile errors (docs/policy-language.md#hardening)', 
     expect(issuesOf({ missing: [`${segment}.x`] })[0]!.code).toBe('forbidden_path');
   });
 
-  it.each(['toString', 'hasOwnProperty', 'valueOf', '__defineGetter__', 'constructor'])(
-    'treats %s as an unknown operator, not an Object.prototype member',
-    (name) => {
-      expect(issuesOf(JSON.parse(`{"${name}": [1]}`))[0]!.code).toBe('unknown_operator');
-    },
-  );
+  it.each(['toString', 'hasOwnProperty', 'valueOf', '__defineGetter__', 'constructor'])('treats %s as an unknown operator, not an Object.prototype member', (name) => {
+    expect(issuesOf(JSON.parse(`{"${name}": [1]}`))[0]!.code).toBe('unknown_operator');
+  });
 
   it('rejects a __proto__ operator from JSON.parse without touching any prototype', () => {
     expect(issuesOf(JSON.parse('{"__proto__": {"polluted": true}}'))[0]!.code).toBe('unknown_operator');
@@ -79,10 +76,7 @@ describe('compileLogic — compile errors (docs/policy-language.md#hardening)', 
   });
 
   it('rejects non-finite numbers and non-JSON values passed programmatically', () => {
-    expect(issuesOf({ '+': [Number.NaN, Infinity] }).map((issue) => issue.message)).toEqual([
-      'number NaN is not finite',
-      'number Infinity is not finite',
-    ]);
+    expect(issuesOf({ '+': [Number.NaN, Infinity] }).map((issue) => issue.message)).toEqual(['number NaN is not finite', 'number Infinity is not finite']);
     expect(issuesOf({ '==': [() => 1, 1] })[0]!.message).toBe('function is not JSON');
   });
 
@@ -129,7 +123,16 @@ describe('compileLogic — evaluation', () => {
   });
 
   it('wraps anything an operator throws in a PolicyEvaluationError', () => {
-    const rule = compileLogic({ boom: [] }, { operators: { boom: () => { throw new TypeError('bad'); } } });
+    const rule = compileLogic(
+      { boom: [] },
+      {
+        operators: {
+          boom: () => {
+            throw new TypeError('bad');
+          },
+        },
+      },
+    );
     expect(() => rule({})).toThrow(PolicyEvaluationError);
     expect(() => rule({})).toThrow('evaluation failed: bad');
     const symbolic = compileLogic({ cat: [{ var: 'a' }] });
@@ -151,7 +154,11 @@ describe('compileLogic — evaluation', () => {
 
 describe('compileLogic — rules built in code', () => {
   it('turns a throwing getter into a PolicyCompileError', () => {
-    const rule = { get and(): unknown { throw new Error('getter exploded'); } };
+    const rule = {
+      get and(): unknown {
+        throw new Error('getter exploded');
+      },
+    };
     expect(() => compileLogic(rule)).toThrow(PolicyCompileError);
     expect(() => compileLogic(rule)).toThrow('could not read the rule: getter exploded');
   });

@@ -28,8 +28,7 @@ interface VectorCase {
 }
 
 const fixtures = new URL('../../fixtures/flagd/', import.meta.url);
-const flags = (JSON.parse(readFileSync(new URL('testkit-flags.json', fixtures), 'utf8')) as { flags: Record<string, Flag> })
-  .flags;
+const flags = (JSON.parse(readFileSync(new URL('testkit-flags.json', fixtures), 'utf8')) as { flags: Record<string, Flag> }).flags;
 
 function parseFeature(file: string): Scenario[] {
   const scenarios: Scenario[] = [];
@@ -57,7 +56,10 @@ function parseFeature(file: string): Scenario[] {
       scenario!.examples.push(table);
       pendingTags = [];
     } else if (line.startsWith('|')) {
-      const cells = line.slice(1, -1).split('|').map((cell) => cell.trim());
+      const cells = line
+        .slice(1, -1)
+        .split('|')
+        .map((cell) => cell.trim());
       if (!table!.header) table!.header = cells;
       else table!.rows.push(Object.fromEntries(table!.header.map((name, index) => [name, cells[index] ?? ''])));
     } else if (scenario && /^(Given|And|When|Then|But) /.test(line)) {

@@ -31,7 +31,9 @@ const leaf: fc.Arbitrary<Rule> = fc.oneof(
   fc.constant({ in: [left, longList] }),
   scalar.map((needle) => ({ in: [needle, left] })),
   fc.tuple(fc.constantFrom('starts_with', 'ends_with'), fc.constantFrom('a', 'b', '', 'txt')).map(([op, affix]) => ({ [op]: [left, affix] })),
-  fc.tuple(fc.constantFrom('=', '!=', '<', '<=', '>', '>=', '^', '~'), fc.constantFrom('1.2.3', '2.0.0', '1.2.3-beta')).map(([op, target]) => ({ sem_ver: [left, op, target] })),
+  fc
+    .tuple(fc.constantFrom('=', '!=', '<', '<=', '>', '>=', '^', '~'), fc.constantFrom('1.2.3', '2.0.0', '1.2.3-beta'))
+    .map(([op, target]) => ({ sem_ver: [left, op, target] })),
   fc.constantFrom('a/**', '*.txt', 'a', 'a/*/c.txt', '**').map((pattern) => ({ glob: [pattern, left] })),
   // Not tests themselves: operands a group calls.
   fc.constant({ '<': [left, 1] }),
@@ -87,21 +89,57 @@ describe('context fields read by the field switch', () => {
     client: { name: 'cursor', version: '2.1.0', capabilities: { sampling: {}, elicitation: { url: {} } } },
     auth: { clientId: 'c-1', subject: 'alice@example.com', issuer: 'https://idp.example.com', scopes: ['read', 'admin'], claims: { org: 'acme', level: 3 } },
   });
-  const resource = primitive('resourceTemplate', 'files', {
-    version: '1.2.0',
-    groups: ['files'],
-    tags: ['beta'],
-    requires: { capabilities: ['sampling'], headers: { 'x-tenant': 'acme' } },
-    endpoints: ['/mcp/**'],
-  }, 'file:///{path}');
+  const resource = primitive(
+    'resourceTemplate',
+    'files',
+    {
+      version: '1.2.0',
+      groups: ['files'],
+      tags: ['beta'],
+      requires: { capabilities: ['sampling'], headers: { 'x-tenant': 'acme' } },
+      endpoints: ['/mcp/**'],
+    },
+    'file:///{path}',
+  );
   const paths = [
-    'request', 'request.method', 'request.headers', 'request.endpoint', 'request.sessionId', 'request.protocolVersion',
-    'client', 'client.name', 'client.version', 'client.capabilities', 'auth', 'auth.clientId', 'auth.subject', 'auth.scopes',
-    'auth.claims', 'primitive', 'primitive.kind', 'primitive.name', 'primitive.uri', 'primitive.uriTemplate',
-    'primitive.version', 'primitive.groups', 'primitive.tags', 'primitive.requires', 'primitive.requires.capabilities',
-    'primitive.requires.headers', 'primitive.endpoints', 'auth.issuer', 'tool.name', 'request.headers.x-tenant', 'request.headers.x-beta',
-    'request.headers.x-none', 'auth.claims.org', 'auth.claims.level', 'client.capabilities.elicitation.url',
-    'primitive.requires.headers.x-tenant', 'request.nope', 'client.name.length',
+    'request',
+    'request.method',
+    'request.headers',
+    'request.endpoint',
+    'request.sessionId',
+    'request.protocolVersion',
+    'client',
+    'client.name',
+    'client.version',
+    'client.capabilities',
+    'auth',
+    'auth.clientId',
+    'auth.subject',
+    'auth.scopes',
+    'auth.claims',
+    'primitive',
+    'primitive.kind',
+    'primitive.name',
+    'primitive.uri',
+    'primitive.uriTemplate',
+    'primitive.version',
+    'primitive.groups',
+    'primitive.tags',
+    'primitive.requires',
+    'primitive.requires.capabilities',
+    'primitive.requires.headers',
+    'primitive.endpoints',
+    'auth.issuer',
+    'tool.name',
+    'request.headers.x-tenant',
+    'request.headers.x-beta',
+    'request.headers.x-none',
+    'auth.claims.org',
+    'auth.claims.level',
+    'client.capabilities.elicitation.url',
+    'primitive.requires.headers.x-tenant',
+    'request.nope',
+    'client.name.length',
   ];
 
   /** What a path names, walked by hand over own properties (a string's `length` too, as in json-logic-js; missing: null). */
@@ -121,8 +159,11 @@ describe('context fields read by the field switch', () => {
     // In a group, tests read the field through the switch, not through `var`'s closure.
     const expected = walk(path);
     const field = { var: path };
-    const test =
-      Array.isArray(expected) ? { in: [expected[0], field] } : expected !== null && typeof expected === 'object' ? { '!==': [field, null] } : { '===': [field, expected] };
+    const test = Array.isArray(expected)
+      ? { in: [expected[0], field] }
+      : expected !== null && typeof expected === 'object'
+        ? { '!==': [field, null] }
+        : { '===': [field, expected] };
     const matches = compilePredicate({ and: [test, { '!==': [field, '\u0000'] }] });
     expect(matches(sample, resource)).toBe(true);
     const missing = compilePredicate({ or: [{ '===': [field, null] }, { '===': [field, '\u0000'] }] });

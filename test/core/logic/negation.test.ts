@@ -31,10 +31,15 @@ const fusedTests = fc.oneof(
   fc.record({ standard: fc.constant(true), rule: fc.array(scalar, { maxLength: 4 }).map((list) => ({ in: [left, list] })) }),
   fc.record({ standard: fc.constant(true), rule: fc.constant({ in: [left, longList] }) }),
   fc.record({ standard: fc.constant(true), rule: scalar.map((needle) => ({ in: [needle, left] })) }),
-  fc.record({ standard: fc.constant(false), rule: fc.tuple(fc.constantFrom('starts_with', 'ends_with'), fc.constantFrom('a', 'b', '', 'txt')).map(([op, affix]) => ({ [op]: [left, affix] })) }),
   fc.record({
     standard: fc.constant(false),
-    rule: fc.tuple(fc.constantFrom('=', '!=', '<', '<=', '>', '>=', '^', '~'), fc.constantFrom('1.2.3', '2.0.0', '1.2.3-beta')).map(([op, target]) => ({ sem_ver: [left, op, target] })),
+    rule: fc.tuple(fc.constantFrom('starts_with', 'ends_with'), fc.constantFrom('a', 'b', '', 'txt')).map(([op, affix]) => ({ [op]: [left, affix] })),
+  }),
+  fc.record({
+    standard: fc.constant(false),
+    rule: fc
+      .tuple(fc.constantFrom('=', '!=', '<', '<=', '>', '>=', '^', '~'), fc.constantFrom('1.2.3', '2.0.0', '1.2.3-beta'))
+      .map(([op, target]) => ({ sem_ver: [left, op, target] })),
   }),
   fc.record({ standard: fc.constant(false), rule: fc.constantFrom('a/**', '*.txt', 'a', 'a/*/c.txt').map((pattern) => ({ glob: [pattern, left] })) }),
 );

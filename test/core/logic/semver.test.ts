@@ -136,9 +136,7 @@ describe('sem_ver', () => {
 
   it('reports a literal version that does not parse', () => {
     const { issues } = compileSemVer([variable('v', 'sem_ver[0]'), literal('=', 'sem_ver[1]'), literal('2.0.0.0', 'sem_ver[2]')]);
-    expect(issues).toEqual([
-      { code: 'invalid_argument', path: 'sem_ver[2]', message: 'sem_ver needs a semantic version, got "2.0.0.0"' },
-    ]);
+    expect(issues).toEqual([{ code: 'invalid_argument', path: 'sem_ver[2]', message: 'sem_ver needs a semantic version, got "2.0.0.0"' }]);
   });
 });
 

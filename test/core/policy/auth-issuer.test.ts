@@ -19,7 +19,7 @@ function issuerPolicy(when: unknown) {
 const forms = {
   'flat test': { '!=': [{ var: 'auth.issuer' }, trusted] },
   closure: { '!=': [{ cat: [{ var: ['auth.issuer', 'none'] }] }, trusted] },
-  'starts_with': { '!': { starts_with: [{ var: 'auth.issuer' }, 'https://idp.'] } },
+  starts_with: { '!': { starts_with: [{ var: 'auth.issuer' }, 'https://idp.'] } },
 };
 
 const fromTrusted = context({ auth: { issuer: trusted, subject: 'alice' } });
@@ -36,7 +36,9 @@ describe('auth.issuer in the context', () => {
 
   it('is in the context schema (explain --context and cases files check against it)', () => {
     expect(requestContextSchema.shape.auth.shape).toHaveProperty('issuer');
-    expect(requestContextSchema.safeParse({ request: { method: 'm', headers: {}, endpoint: '' }, client: {}, auth: { issuer: trusted, scopes: [], claims: {} } }).success).toBe(true);
+    expect(
+      requestContextSchema.safeParse({ request: { method: 'm', headers: {}, endpoint: '' }, client: {}, auth: { issuer: trusted, scopes: [], claims: {} } }).success,
+    ).toBe(true);
   });
 });
 

@@ -106,7 +106,14 @@ describe('compilePolicy', () => {
     const onError = vi.fn();
     const policy = compilePolicy(
       { version: 1, default: 'allow', rules: [{ id: 'flaky', effect: 'deny', appliesTo: { names: ['risky'] }, when: { flaky: [] } }] },
-      { onError, operators: { flaky: () => { throw new Error('backend down'); } } },
+      {
+        onError,
+        operators: {
+          flaky: () => {
+            throw new Error('backend down');
+          },
+        },
+      },
     );
     expect(policy.evaluate(context(), tool('risky'))).toBe(false);
     expect(policy.evaluate(context(), tool('safe'))).toBe(true);
@@ -188,21 +195,39 @@ describe('compilePolicy', () => {
     expect(policy.reads).toEqual(['client.capabilities', 'request.endpoint', 'request.headers', 'request.headers.x-canary']);
     expect(policy.readsFor([tool('deploy', { groups: ['canary'] })])).toEqual(['request.headers.x-canary']);
     expect(policy.callerSpecific).toBe(true);
-    const byName = compilePolicy({ version: 1, default: 'allow', enforceRequirements: false, rules: [{ id: 'n', effect: 'deny', when: { glob: ['x*', { var: 'primitive.name' }] } }] });
+    const byName = compilePolicy({
+      version: 1,
+      default: 'allow',
+      enforceRequirements: false,
+      rules: [{ id: 'n', effect: 'deny', when: { glob: ['x*', { var: 'primitive.name' }] } }],
+    });
     expect(byName.callerSpecific).toBe(false);
   });
 });
 
 describe('compilePolicy — documents built in code', () => {
   it('turns a throwing getter into a PolicyCompileError', () => {
-    const document = { version: 1, default: 'allow', get rules(): unknown { throw new Error('proxy refused'); } };
+    const document = {
+      version: 1,
+      default: 'allow',
+      get rules(): unknown {
+        throw new Error('proxy refused');
+      },
+    };
     expect(() => compilePolicy(document)).toThrow(PolicyCompileError);
     expect(() => compilePolicy(document)).toThrow('could not read the document: proxy refused');
   });
 
   it('reports a shared condition with issues at every rule that uses it', () => {
     const when = { startswith: [{ var: 'client.name' }, 'c'] };
-    const document = { version: 1, default: 'deny', rules: [{ id: 'a', effect: 'allow', when }, { id: 'b', effect: 'allow', when }] };
+    const document = {
+      version: 1,
+      default: 'deny',
+      rules: [
+        { id: 'a', effect: 'allow', when },
+        { id: 'b', effect: 'allow', when },
+      ],
+    };
     try {
       compilePolicy(document);
       expect.unreachable();

@@ -24,7 +24,7 @@ function contextOf(profileId: string, extra: { headers?: Record<string, string>;
 
 /** `path = value` lines of a clause tree, `(skipped)` for clauses the policy never evaluated. */
 function lines(trace: ClauseTrace, depth = 0): string[] {
-  const shown = trace.skipped ? '(skipped)' : trace.error !== undefined ? `error: ${trace.error}` : JSON.stringify(trace.value) ?? 'undefined';
+  const shown = trace.skipped ? '(skipped)' : trace.error !== undefined ? `error: ${trace.error}` : (JSON.stringify(trace.value) ?? 'undefined');
   return [`${'  '.repeat(depth)}${trace.path} = ${shown}`, ...trace.children.flatMap((child) => lines(child, depth + 1))];
 }
 
@@ -77,17 +77,15 @@ describe('createDecisionTracer', () => {
     };
     const tracer = createDecisionTracer(policy);
     const status = (context: ReturnType<typeof contextOf>) =>
-      tracer.trace(context, primitive('search')).rules.map((rule) => `${rule.id}:${rule.reached ? 'reached' : '-'}:${rule.matched ? 'matched' : '-'}:${rule.decided ? 'decided' : '-'}`);
+      tracer
+        .trace(context, primitive('search'))
+        .rules.map((rule) => `${rule.id}:${rule.reached ? 'reached' : '-'}:${rule.matched ? 'matched' : '-'}:${rule.decided ? 'decided' : '-'}`);
     expect(status(contextOf('cursor-vscode', { endpoint: '/mcp/admin' }))).toEqual([
       'allow-all:-:matched:-',
       'deny-admin-endpoint:reached:matched:decided',
       'deny-cursor:-:matched:-',
     ]);
-    expect(status(contextOf('claude-code'))).toEqual([
-      'allow-all:reached:matched:decided',
-      'deny-admin-endpoint:reached:-:-',
-      'deny-cursor:reached:-:-',
-    ]);
+    expect(status(contextOf('claude-code'))).toEqual(['allow-all:reached:matched:decided', 'deny-admin-endpoint:reached:-:-', 'deny-cursor:reached:-:-']);
   });
 
   it('leaves the item bodies of array operators out and keeps the condition whole', () => {
@@ -97,11 +95,7 @@ describe('createDecisionTracer', () => {
       rules: [{ id: 'no-admin-scope', effect: 'deny', when: { '!': { some: [{ var: 'auth.scopes' }, { '==': [{ var: '' }, 'admin'] }] } } }],
     };
     const trace = createDecisionTracer(policy).trace(contextOf('cursor-vscode', { scopes: ['admin'] }), primitive('search'));
-    expect(lines(trace.rules[0]!.when!)).toEqual([
-      'rules[0].when = false',
-      '  rules[0].when["!"] = true',
-      '    rules[0].when["!"].some[0] = ["admin"]',
-    ]);
+    expect(lines(trace.rules[0]!.when!)).toEqual(['rules[0].when = false', '  rules[0].when["!"] = true', '    rules[0].when["!"].some[0] = ["admin"]']);
     expect(trace.decision).toMatchObject({ allowed: true, reason: 'default' });
   });
 

@@ -38,14 +38,16 @@ const condition = fc.letrec<{ node: unknown }>((tie) => ({
   ),
 })).node;
 
-const document = fc.record({
-  default: fc.constantFrom('allow' as const, 'deny' as const),
-  rules: fc.array(fc.record({ effect: fc.constantFrom('allow' as const, 'deny' as const), when: fc.option(condition, { nil: undefined, freq: 5 }) }), { maxLength: 4 }),
-}).map(({ default: effect, rules }) => ({
-  version: 1 as const,
-  default: effect,
-  rules: rules.map((rule, index) => ({ id: `rule-${index}`, effect: rule.effect, ...(rule.when === undefined ? {} : { when: rule.when }) })),
-}));
+const document = fc
+  .record({
+    default: fc.constantFrom('allow' as const, 'deny' as const),
+    rules: fc.array(fc.record({ effect: fc.constantFrom('allow' as const, 'deny' as const), when: fc.option(condition, { nil: undefined, freq: 5 }) }), { maxLength: 4 }),
+  })
+  .map(({ default: effect, rules }) => ({
+    version: 1 as const,
+    default: effect,
+    rules: rules.map((rule, index) => ({ id: `rule-${index}`, effect: rule.effect, ...(rule.when === undefined ? {} : { when: rule.when }) })),
+  }));
 
 function logged<T>(run: () => T): { result: T; log: string[] } {
   log.length = 0;

@@ -35,7 +35,17 @@ describe('compilePredicate', () => {
 
   it('fails closed and reports to onError when evaluation throws', () => {
     const onError = vi.fn();
-    const predicate = compilePredicate({ explode: [] }, { onError, operators: { explode: () => { throw new Error('kaput'); } } });
+    const predicate = compilePredicate(
+      { explode: [] },
+      {
+        onError,
+        operators: {
+          explode: () => {
+            throw new Error('kaput');
+          },
+        },
+      },
+    );
     const deploy = tool('deploy');
     expect(predicate(context(), deploy)).toBe(false);
     expect(onError).toHaveBeenCalledTimes(1);
@@ -44,7 +54,19 @@ describe('compilePredicate', () => {
   });
 
   it('never throws, even when the onError handler throws', () => {
-    const predicate = compilePredicate({ explode: [] }, { onError: () => { throw new Error('handler'); }, operators: { explode: () => { throw new Error('x'); } } });
+    const predicate = compilePredicate(
+      { explode: [] },
+      {
+        onError: () => {
+          throw new Error('handler');
+        },
+        operators: {
+          explode: () => {
+            throw new Error('x');
+          },
+        },
+      },
+    );
     expect(predicate(context(), tool('a'))).toBe(false);
   });
 

@@ -69,6 +69,8 @@ describe('Policy (metadata not built by createPrimitiveMetadata)', () => {
     expect(() => policy.readsFor([badGroups])).toThrow(MetadataError);
     expect(() => policy.contextKeyFor([badGroups])).toThrow('invalid metadata of tool "deploy" (1 issue):\n  groups: Invalid input: expected array, received string');
     expect(() => createVisibilityFilter(policy, [badGroups], (item) => item)).toThrow(PolicyError);
-    expect(() => policy.readsFor([null as unknown as PrimitiveMetadata])).toThrow('invalid metadata of a primitive (1 issue):\n  Invalid input: expected object, received null');
+    expect(() => policy.readsFor([null as unknown as PrimitiveMetadata])).toThrow(
+      'invalid metadata of a primitive (1 issue):\n  Invalid input: expected object, received null',
+    );
   });
 });

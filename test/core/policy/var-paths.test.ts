@@ -30,25 +30,13 @@ const capabilityList = 'MCP clients declare sampling, elicitation, roots, tasks,
 
 describe('compilePolicy (var paths below the root)', () => {
   it.each([
-    [
-      { '!=': [{ var: 'request.header.x-canary' }, '1'] },
-      'rules[0].when["!="][0].var',
-      'unknown field "header" under "request" (did you mean "headers"?)',
-    ],
+    [{ '!=': [{ var: 'request.header.x-canary' }, '1'] }, 'rules[0].when["!="][0].var', 'unknown field "header" under "request" (did you mean "headers"?)'],
     [{ in: ['admin', { var: 'auth.scope' }] }, 'rules[0].when.in[1].var', 'unknown field "scope" under "auth" (did you mean "scopes"?)'],
     [{ var: 'client.nmae' }, 'rules[0].when.var', 'unknown field "nmae" under "client" (did you mean "name"?)'],
     [{ var: 'tool.group' }, 'rules[0].when.var', 'unknown field "group" under "tool" (did you mean "groups"?)'],
     [{ var: 'primitive.requires.capability' }, 'rules[0].when.var', 'unknown field "capability" under "primitive.requires" (did you mean "capabilities"?)'],
-    [
-      { var: 'request.colour' },
-      'rules[0].when.var',
-      'unknown field "colour" under "request"; known fields: method, headers, endpoint, sessionId, protocolVersion',
-    ],
-    [
-      { var: 'auth.scopes.admin' },
-      'rules[0].when.var',
-      '"auth.scopes" is a list: it has no field "admin" (test membership with {"in": ["admin", {"var": "auth.scopes"}]})',
-    ],
+    [{ var: 'request.colour' }, 'rules[0].when.var', 'unknown field "colour" under "request"; known fields: method, headers, endpoint, sessionId, protocolVersion'],
+    [{ var: 'auth.scopes.admin' }, 'rules[0].when.var', '"auth.scopes" is a list: it has no field "admin" (test membership with {"in": ["admin", {"var": "auth.scopes"}]})'],
     [{ var: 'client.name.first' }, 'rules[0].when.var', '"client.name" is a string: it has no field "first"'],
     [{ var: 'request.headers.x-team.id' }, 'rules[0].when.var', '"request.headers.x-team" is a string: it has no field "id"'],
     [{ var: 'primitive.tags.length.x' }, 'rules[0].when.var', '"primitive.tags.length" is a number: it has no field "x"'],
@@ -98,7 +86,12 @@ describe('compilePolicy (var paths below the root)', () => {
     const document = withWhen({ has: 'sampeling' }, { var: 'request.headers.X-Team' });
     expect(issuesOf(document)).toEqual([]);
     expect(issuesOf(document, { strict: true })).toEqual([
-      { code: 'unknown_capability', path: 'rules[0].when.has', message: `unknown client capability "sampeling" (did you mean "sampling"?); ${capabilityList}`, severity: 'error' },
+      {
+        code: 'unknown_capability',
+        path: 'rules[0].when.has',
+        message: `unknown client capability "sampeling" (did you mean "sampling"?); ${capabilityList}`,
+        severity: 'error',
+      },
       { code: 'header_case', path: 'rules[1].when.var', message: 'header "X-Team" never matches: header names are lower-cased (did you mean "x-team"?)', severity: 'error' },
     ]);
   });
@@ -119,14 +112,50 @@ describe('compilePolicy (var paths below the root)', () => {
 
   it('accepts every documented field, the free-form maps, indexes and lengths', () => {
     const sound = [
-      'request', 'request.method', 'request.headers', 'request.headers.x-canary', 'request.headers.x-canary.length', 'request.endpoint',
-      'request.sessionId', 'request.protocolVersion', 'client', 'client.name', 'client.version', 'client.capabilities',
-      'client.capabilities.sampling', 'client.capabilities.elicitation.url', 'client.capabilities.extensions.com.example/report-export',
-      'client.capabilities.experimental.anything', 'client.capabilities.roots.listChanged', 'client.capabilities.tasks',
-      'auth', 'auth.clientId', 'auth.subject', 'auth.scopes', 'auth.scopes.0', 'auth.scopes.length', 'auth.scopes.0.length', 'auth.claims',
-      'auth.claims.org.admin', 'auth.claims.Any-Case', 'primitive', 'primitive.kind', 'primitive.name', 'primitive.uri', 'primitive.uriTemplate',
-      'primitive.version', 'primitive.groups', 'primitive.groups.1', 'primitive.tags', 'primitive.requires', 'primitive.requires.capabilities',
-      'primitive.requires.capabilities.0', 'primitive.requires.headers', 'primitive.requires.headers.x-team', 'primitive.endpoints', 'tool.name',
+      'request',
+      'request.method',
+      'request.headers',
+      'request.headers.x-canary',
+      'request.headers.x-canary.length',
+      'request.endpoint',
+      'request.sessionId',
+      'request.protocolVersion',
+      'client',
+      'client.name',
+      'client.version',
+      'client.capabilities',
+      'client.capabilities.sampling',
+      'client.capabilities.elicitation.url',
+      'client.capabilities.extensions.com.example/report-export',
+      'client.capabilities.experimental.anything',
+      'client.capabilities.roots.listChanged',
+      'client.capabilities.tasks',
+      'auth',
+      'auth.clientId',
+      'auth.subject',
+      'auth.scopes',
+      'auth.scopes.0',
+      'auth.scopes.length',
+      'auth.scopes.0.length',
+      'auth.claims',
+      'auth.claims.org.admin',
+      'auth.claims.Any-Case',
+      'primitive',
+      'primitive.kind',
+      'primitive.name',
+      'primitive.uri',
+      'primitive.uriTemplate',
+      'primitive.version',
+      'primitive.groups',
+      'primitive.groups.1',
+      'primitive.tags',
+      'primitive.requires',
+      'primitive.requires.capabilities',
+      'primitive.requires.capabilities.0',
+      'primitive.requires.headers',
+      'primitive.requires.headers.x-team',
+      'primitive.endpoints',
+      'tool.name',
     ];
     const policy = compilePolicy(withWhen(...sound.map((path) => ({ var: path }))));
     expect(policy.warnings).toEqual([]);
@@ -170,7 +199,14 @@ describe('compilePolicy (var paths below the root)', () => {
 
   it('re-paths the findings of a condition shared by several rules', () => {
     const when = { var: 'auth.scope' };
-    const issues = issuesOf({ version: 1, default: 'allow', rules: [{ id: 'a', effect: 'deny', when }, { id: 'b', effect: 'deny', when }] });
+    const issues = issuesOf({
+      version: 1,
+      default: 'allow',
+      rules: [
+        { id: 'a', effect: 'deny', when },
+        { id: 'b', effect: 'deny', when },
+      ],
+    });
     expect(issues.map((issue) => issue.path)).toEqual(['rules[0].when.var', 'rules[1].when.var']);
   });
 
@@ -233,7 +269,11 @@ describe('compilePolicy (unknown document keys)', () => {
   it.each([
     [{ version: 1, defualt: 'deny' }, '', 'Unrecognized key: "defualt" (did you mean "default"?)'],
     [{ version: 1, default: 'deny', rule: [] }, '', 'Unrecognized key: "rule" (did you mean "rules"?)'],
-    [{ version: 1, default: 'deny', rules: [{ id: 'r', effect: 'deny', appliesTo: { group: ['beta'] } }] }, 'rules[0].appliesTo', 'Unrecognized key: "group" (did you mean "groups"?)'],
+    [
+      { version: 1, default: 'deny', rules: [{ id: 'r', effect: 'deny', appliesTo: { group: ['beta'] } }] },
+      'rules[0].appliesTo',
+      'Unrecognized key: "group" (did you mean "groups"?)',
+    ],
     [{ version: 1, default: 'deny', rules: [{ id: 'r', effect: 'deny', whn: {} }] }, 'rules[0]', 'Unrecognized key: "whn" (did you mean "when"?)'],
     [{ version: 1, default: 'deny', rules: [{ id: 'r', effect: 'deny', extra: 1, efect: 'x' }] }, 'rules[0]', 'Unrecognized keys: "extra", "efect" (did you mean "effect"?)'],
     [{ version: 1, default: 'deny', colour: 'red' }, '', 'Unrecognized key: "colour"'],

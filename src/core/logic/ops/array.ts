@@ -7,11 +7,7 @@ import type { Evaluator, OperatorDefinition } from '../types.js';
 // The bodies of these operators (argument 1) see each item as their whole data, as in
 // json-logic-js; `itemArgs` tells the compiler to compile them against plain item data.
 
-function iterate(
-  name: string,
-  run: (items: readonly unknown[], body: Evaluator, primitive: unknown) => unknown,
-  whenNotArray: () => unknown,
-): OperatorDefinition {
+function iterate(name: string, run: (items: readonly unknown[], body: Evaluator, primitive: unknown) => unknown, whenNotArray: () => unknown): OperatorDefinition {
   return {
     name,
     arity: { min: 2, max: 2 },
@@ -32,7 +28,11 @@ function iterate(
   };
 }
 
-const map = iterate('map', (items, body, primitive) => items.map((item) => body(item, primitive)), () => []);
+const map = iterate(
+  'map',
+  (items, body, primitive) => items.map((item) => body(item, primitive)),
+  () => [],
+);
 
 const filter = iterate(
   'filter',
@@ -47,9 +47,17 @@ const all = iterate(
   () => false,
 );
 
-const none = iterate('none', (items, body, primitive) => !items.some((item) => isTruthy(body(item, primitive))), () => true);
+const none = iterate(
+  'none',
+  (items, body, primitive) => !items.some((item) => isTruthy(body(item, primitive))),
+  () => true,
+);
 
-const some = iterate('some', (items, body, primitive) => items.some((item) => isTruthy(body(item, primitive))), () => false);
+const some = iterate(
+  'some',
+  (items, body, primitive) => items.some((item) => isTruthy(body(item, primitive))),
+  () => false,
+);
 
 /** `reduce`: the body sees `{current, accumulator}`; the initial value defaults to null. */
 const reduce: OperatorDefinition = {

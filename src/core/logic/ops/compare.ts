@@ -76,7 +76,11 @@ function comparison(operator: Operator): OperatorDefinition {
     pure: true,
     neverArray: true,
     compile(args: readonly CompiledArg[]) {
-      if (args.length === 3) return compareBetween(operator as '<' | '<=', args.map((arg) => arg.evaluate));
+      if (args.length === 3)
+        return compareBetween(
+          operator as '<' | '<=',
+          args.map((arg) => arg.evaluate),
+        );
       const [left, right] = args as [CompiledArg, CompiledArg];
       if (right.isConstant) return compareWithConstant(operator, left.evaluate, right.constant);
       return compareValues(operator, left.evaluate, right.evaluate);

@@ -51,12 +51,7 @@ function describeValue(value: unknown): string {
 }
 
 /** Reports literal problems; returns false when there were any. */
-function reportLiterals(
-  keyArg: CompiledArg | undefined,
-  bucketArgs: readonly CompiledArg[],
-  ctx: CompileContext,
-  path: string,
-): boolean {
+function reportLiterals(keyArg: CompiledArg | undefined, bucketArgs: readonly CompiledArg[], ctx: CompileContext, path: string): boolean {
   let valid = true;
   const report = (at: string, message: string) => {
     valid = false;

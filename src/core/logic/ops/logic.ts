@@ -20,9 +20,7 @@ function negation(name: '!' | '!!', negate: boolean): OperatorDefinition {
       if (operand!.neverArray) {
         return negate ? (data, primitive) => !evaluate(data, primitive) : (data, primitive) => !!evaluate(data, primitive);
       }
-      return negate
-        ? (data, primitive) => !isTruthy(evaluate(data, primitive))
-        : (data, primitive) => isTruthy(evaluate(data, primitive));
+      return negate ? (data, primitive) => !isTruthy(evaluate(data, primitive)) : (data, primitive) => isTruthy(evaluate(data, primitive));
     },
   };
 }
