@@ -5,6 +5,8 @@
 // Characters that appear in no literal (and are not `/`, which globs treat apart) behave alike
 // in every test, so one stands for all of them: the walk is exact over all strings.
 
+import { tokenizeGlob } from '../logic/glob-matcher.js';
+
 export type StringTest = { readonly op: 'eq' | 'prefix' | 'suffix' | 'contains' | 'glob'; readonly value: string } | { readonly op: 'nonempty' };
 
 interface Machine {
@@ -30,24 +32,6 @@ function kmpStep(literal: string, table: readonly number[], matched: number, cha
   let k = matched === literal.length ? table[matched]! : matched;
   while (k >= 0 && literal[k] !== char) k = table[k]!;
   return k + 1;
-}
-
-type Token = { kind: 'literal'; char: string } | { kind: 'star' } | { kind: 'globstar' } | { kind: 'one' };
-
-/** The same tokens as logic/glob-matcher.ts (runs of `*` collapse; `**` crosses `/`). */
-function tokenizeGlob(pattern: string): Token[] {
-  const tokens: Token[] = [];
-  for (let index = 0; index < pattern.length; index++) {
-    const char = pattern[index]!;
-    if (char === '*') {
-      const doubled = pattern[index + 1] === '*';
-      if (doubled) index++;
-      while (pattern[index + 1] === '*') index++;
-      tokens.push(doubled ? { kind: 'globstar' } : { kind: 'star' });
-    } else if (char === '?') tokens.push({ kind: 'one' });
-    else tokens.push({ kind: 'literal', char });
-  }
-  return tokens;
 }
 
 function globMachine(pattern: string): Machine {

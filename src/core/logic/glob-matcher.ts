@@ -6,7 +6,8 @@
  */
 export type GlobMatcher = (value: string) => boolean;
 
-type Token = { kind: 'literal'; char: string } | { kind: 'star' } | { kind: 'globstar' } | { kind: 'one' };
+/** One step of a glob: a literal character, `*` (not across `/`), `**` (across `/`) or `?`. */
+export type GlobToken = { kind: 'literal'; char: string } | { kind: 'star' } | { kind: 'globstar' } | { kind: 'one' };
 
 /** The two shapes most globs have, matched without the simulation: a literal, or a literal prefix (`/mcp/**`). */
 export function simpleGlob(pattern: string): { exact: string } | { prefix: string } | undefined {
@@ -28,14 +29,15 @@ export function compileGlob(pattern: string): GlobMatcher {
       return value.startsWith(prefix);
     };
   }
-  const tokens = tokenize(pattern);
+  const tokens = tokenizeGlob(pattern);
   return function matchGlob(value) {
     return simulate(tokens, value);
   };
 }
 
-function tokenize(pattern: string): Token[] {
-  const tokens: Token[] = [];
+/** A glob's steps; runs of `*` collapse. The analysis (core/analysis/string-classes.ts) reads the same steps. */
+export function tokenizeGlob(pattern: string): GlobToken[] {
+  const tokens: GlobToken[] = [];
   for (let index = 0; index < pattern.length; index++) {
     const char = pattern[index]!;
     if (char === '*') {
@@ -52,7 +54,7 @@ function tokenize(pattern: string): Token[] {
   return tokens;
 }
 
-function simulate(tokens: readonly Token[], value: string): boolean {
+function simulate(tokens: readonly GlobToken[], value: string): boolean {
   let states = new Uint8Array(tokens.length + 1);
   let next = new Uint8Array(tokens.length + 1);
   states[0] = 1;
@@ -81,7 +83,7 @@ function simulate(tokens: readonly Token[], value: string): boolean {
 }
 
 /** A star may match nothing: every state before a star also stands after it. */
-function closeOverStars(tokens: readonly Token[], states: Uint8Array): void {
+function closeOverStars(tokens: readonly GlobToken[], states: Uint8Array): void {
   for (let state = 0; state < tokens.length; state++) {
     const kind = tokens[state]!.kind;
     if (states[state] && (kind === 'star' || kind === 'globstar')) states[state + 1] = 1;
