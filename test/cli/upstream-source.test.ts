@@ -50,6 +50,9 @@ describe('a live upstream as the source of primitives', () => {
     const noUpstream = await runInRepository(['explain', '--policy', policy, '--manifest', 'policies/demo.manifest.json', ...overlay]);
     expect(noUpstream.code).toBe(2);
     expect(noUpstream.stderr).toContain('--overlay annotates an upstream');
+    const playgroundOverlay = await runInRepository(['playground', ...overlay]);
+    expect(playgroundOverlay.code).toBe(2);
+    expect(playgroundOverlay.stderr).toContain('--overlay annotates an upstream');
     const both = await runInRepository(['manifest', ...upstream, '--server', 'src/demo/demo-server.ts']);
     expect(both.code).toBe(2);
     expect(both.stderr).toContain('pass either --server or --upstream-cmd/--upstream-url, not both');

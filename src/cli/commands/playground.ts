@@ -36,9 +36,6 @@ export const playgroundCommand: Command = {
     if (portText !== undefined && (!/^\d{1,5}$/.test(portText) || Number(portText) > 65535)) {
       throw new UsageError(`${command}: --port must be a number from 0 to 65535, got "${portText}"`);
     }
-    const signal = io.signal;
-    if (signal === undefined) throw new Error('playground needs io.signal to know when to stop');
-    const assets = findAssets();
     const preload: Record<string, unknown> = {};
     const described: string[] = [];
     const policyPath = args.string('policy');
@@ -49,13 +46,17 @@ export const playgroundCommand: Command = {
       described.push(`policy ${displayPath(io, absolutePath)}`);
     } else described.push('the demo policy');
     const upstream = readUpstreamSpec(args, command);
-    if (args.string('manifest') !== undefined || args.string('server') !== undefined || upstream !== undefined) {
+    // --overlay alone goes to loadPrimitives too, which refuses it without an upstream.
+    if (['manifest', 'server', 'overlay'].some((name) => args.string(name) !== undefined) || upstream !== undefined) {
       const primitives = await loadPrimitives(io, args, command);
       preload.primitives = primitives.map(toManifestPrimitive);
       const source = args.string('manifest') ?? args.string('server') ?? (upstream && describeUpstream(upstream));
       described.push(`${primitives.length} primitives from ${source}`);
     } else described.push("the demo server's primitives");
 
+    const signal = io.signal;
+    if (signal === undefined) throw new Error('playground needs io.signal to know when to stop');
+    const assets = findAssets();
     const page = await readPage(assets, preload);
     const script = await readFile(join(assets, 'playground.js'));
     const server = createServer((request, response) => answer(request, response, page, script, port));
