@@ -4,6 +4,7 @@ import { defaultVersionSeparator } from '../adapter/versioning.js';
 import type { PrimitiveKind, PrimitiveMetadata } from '../core/context.js';
 import type { UpstreamSpec } from '../proxy/upstream-command.js';
 import { openUpstreamTransport } from '../proxy/upstream-transport.js';
+import { withTimeout } from '../serve/lifetime.js';
 import type { Overlay } from '../wire/overlay.js';
 import { fetchSnapshot } from '../wire/snapshot.js';
 
@@ -20,14 +21,9 @@ const kinds: readonly PrimitiveKind[] = ['tool', 'prompt', 'resource', 'resource
 
 export async function readUpstream(spec: UpstreamSpec, overlay: Overlay, options: { readonly cwd: string; readonly timeoutMs: number }): Promise<UpstreamRead> {
   const client = new Client({ name: 'mcp-gate-cli', version: '0.1.0' });
-  let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<never>((_resolve, reject) => {
-    timer = setTimeout(() => reject(new Error(`no answer within ${options.timeoutMs / 1000} s`)), options.timeoutMs);
-  });
   try {
-    return await Promise.race([read(client, spec, overlay, options), timeout]);
+    return await withTimeout(read(client, spec, overlay, options), options.timeoutMs, `no answer within ${options.timeoutMs / 1000} s`);
   } finally {
-    clearTimeout(timer);
     await client.close().catch(() => undefined);
   }
 }

@@ -1,22 +1,16 @@
 // What `mcp-gate proxy` runs through the v1 SDK: the CLI imports this module through
 // `importPeer` when the command runs, so its help and argument checks load without the SDK.
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import type { Readable, Writable } from 'node:stream';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { PrimitiveKind } from '../core/context.js';
 import { startHttpHost, type HttpHost } from '../serve/http-host.js';
+import { aborted, serveOverStdio, withTimeout, type Serving } from '../serve/lifetime.js';
 import { createWireGate, type WireGate, type WireGateOptions } from '../wire/wire-gate.js';
 import { createProxySession } from './proxy-session.js';
 
 export { createWireGate };
-export type { WireGate, WireGateOptions };
-
-/** A running proxy: `done` settles when it should stop, `close` stops it. */
-export interface Serving {
-  readonly done: Promise<void>;
-  close(): Promise<void>;
-}
+export type { Serving, WireGate, WireGateOptions };
 
 export interface UpstreamSummary {
   readonly counts: Readonly<Record<PrimitiveKind, number>>;
@@ -80,33 +74,5 @@ export async function serveProxyStdio(
   signal: AbortSignal,
   onError: (error: unknown) => void,
 ): Promise<Serving> {
-  const server = createProxySession({ wire, openUpstream, onError });
-  const transport = new StdioServerTransport(stdio.input, stdio.output);
-  // The client closing stdin ends the session, as with any stdio server.
-  const ended = new Promise<void>((resolve) => {
-    stdio.input.once('end', resolve);
-    stdio.input.once('close', resolve);
-    transport.onclose = resolve;
-  });
-  await server.connect(transport);
-  return { done: Promise.race([ended, aborted(signal)]), close: () => server.close() };
-}
-
-function aborted(signal: AbortSignal): Promise<void> {
-  return new Promise((resolve) => {
-    if (signal.aborted) resolve();
-    else signal.addEventListener('abort', () => resolve(), { once: true });
-  });
-}
-
-async function withTimeout<T>(promise: Promise<T>, timeoutMs: number, message: string): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<never>((_resolve, reject) => {
-    timer = setTimeout(() => reject(new Error(message)), timeoutMs);
-  });
-  try {
-    return await Promise.race([promise, timeout]);
-  } finally {
-    clearTimeout(timer);
-  }
+  return serveOverStdio(createProxySession({ wire, openUpstream, onError }), stdio, signal);
 }

@@ -1,9 +1,9 @@
 // What `mcp-gate serve` runs through the v1 SDK: serve.ts imports this module through
 // `importPeer` in execute, so the command's help and the command list load without the SDK.
-import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { createDemoServer, demoMetadata } from '../../demo/demo-server.js';
 import type { Gate } from '../../sdk/index.js';
 import { startHttpHost, type HttpHost } from '../../serve/http-host.js';
+import { aborted, serveOverStdio, type Serving } from '../../serve/lifetime.js';
 import { InputError, type CliIo } from '../io.js';
 import type { ServerModule } from '../server-module.js';
 import type { ServeSettings } from './serve.js';
@@ -20,11 +20,7 @@ export const demoModule: ServerModule = {
   metadataName: 'demoMetadata',
 };
 
-/** A running transport: `done` settles when it should stop, `close` stops it. */
-export interface Serving {
-  readonly done: Promise<void>;
-  close(): Promise<void>;
-}
+export type { Serving };
 
 export async function serveHttp(module: ServerModule, gate: Gate, settings: ServeSettings, signal: AbortSignal, note: (text: string) => void): Promise<Serving> {
   let host: HttpHost;
@@ -56,21 +52,7 @@ export async function serveStdio(io: CliIo, module: ServerModule, gate: Gate, si
   if (stdio === undefined) throw new Error('serve --stdio needs io.stdio');
   const server = module.createServer();
   gate.install(server);
-  const transport = new StdioServerTransport(stdio.input, stdio.output);
-  // The client closing stdin ends the session, as with any stdio server.
-  const ended = new Promise<void>((resolve) => {
-    stdio.input.once('end', resolve);
-    stdio.input.once('close', resolve);
-    transport.onclose = resolve;
-  });
-  await server.connect(transport);
+  const serving = await serveOverStdio(server, stdio, signal);
   note('speaking MCP on stdin/stdout');
-  return { done: Promise.race([ended, aborted(signal)]), close: () => server.close() };
-}
-
-function aborted(signal: AbortSignal): Promise<void> {
-  return new Promise((resolve) => {
-    if (signal.aborted) resolve();
-    else signal.addEventListener('abort', () => resolve(), { once: true });
-  });
+  return serving;
 }
