@@ -85,8 +85,8 @@ describe('commandEntries', () => {
   });
 
   it('sees an SDK import where there is one (the scan cannot pass by finding nothing)', () => {
-    const graph = staticImportGraph('src/cli/commands/serve-runtime.ts');
-    expect(graph.get(resolve('src/cli/commands/serve-runtime.ts'))).toContain('@modelcontextprotocol/sdk/server/stdio.js');
+    const graph = staticImportGraph('src/serve/lifetime.ts');
+    expect(graph.get(resolve('src/serve/lifetime.ts'))).toContain('@modelcontextprotocol/sdk/server/stdio.js');
   });
 
   it('shows serve in the list and its help', async () => {
