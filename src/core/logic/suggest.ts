@@ -5,11 +5,13 @@
  */
 export function suggestName(unknown: string, known: Iterable<string>): string | undefined {
   const normalized = singular(foldSeparators(unknown));
+  // Lower-cased once, not once per candidate: a hostile policy's name can be megabytes long.
+  const lowered = unknown.toLowerCase();
   let best: string | undefined;
   let bestDistance = Infinity;
   for (const candidate of known) {
     if (singular(foldSeparators(candidate)) === normalized) return candidate;
-    const distance = editDistance(unknown.toLowerCase(), candidate.toLowerCase(), true);
+    const distance = editDistance(lowered, candidate.toLowerCase(), true);
     if (distance < bestDistance) {
       best = candidate;
       bestDistance = distance;
