@@ -18,6 +18,7 @@ export interface BearerAuthOptions {
 
 export interface BearerVerifier {
   readonly issuer: string;
+  readonly audience: string;
   /** The caller of a request with this `Authorization` header; throws a TokenRejection otherwise. */
   verify(authorization: string | undefined): Promise<VerifiedBearer>;
   /** Fetches a JWKS URL once (jose gives up after 5 s), so that a URL that does not answer fails at startup, not at the first client. */
@@ -30,6 +31,7 @@ export function createBearerVerifier(options: BearerAuthOptions): BearerVerifier
   const keySet: JWTVerifyGetKey = remote ?? createLocalJWKSet(options.jwks.kind === 'keys' ? options.jwks.keys : { keys: [] });
   return {
     issuer,
+    audience,
     async verify(authorization) {
       const token = bearerTokenOf(authorization);
       let payload: JWTPayload;
