@@ -32,9 +32,23 @@ export class TokenRejection extends Error {
   }
 }
 
-/** Where a host serves RFC 9728's metadata for the resource at `basePath` (the path-inserted form). */
-export function resourceMetadataPath(basePath: string): string {
-  return `/.well-known/oauth-protected-resource${basePath}`;
+/** RFC 9728's well-known prefix: a host with a verifier answers GET on it and every path below it. */
+export const resourceMetadataPrefix = '/.well-known/oauth-protected-resource';
+
+/**
+ * The resource a host protects (RFC 9728's `resource`): the `--audience` when it is an http(s)
+ * URL, since an authorization server puts the resource the client asked for into `aud` and that
+ * URL is the one clients use (also behind a reverse proxy); otherwise the URL this request reached.
+ */
+export function protectedResourceOf(audience: string, request: IncomingMessage, basePath: string): URL {
+  const audienceUrl = URL.canParse(audience) ? new URL(audience) : undefined;
+  if (audienceUrl !== undefined && (audienceUrl.protocol === 'https:' || audienceUrl.protocol === 'http:')) return audienceUrl;
+  return new URL(`http://${request.headers.host ?? '127.0.0.1'}${basePath}`);
+}
+
+/** Where a resource's metadata is (RFC 9728 §3.1: the well-known prefix between the host and the path). */
+export function resourceMetadataUrl(resource: URL): string {
+  return `${resource.origin}${resourceMetadataPrefix}${resource.pathname === '/' ? '' : resource.pathname}`;
 }
 
 /**
@@ -52,17 +66,12 @@ function quoted(text: string): string {
   return `"${text.replace(/[\\"]/g, (char) => `\\${char}`).replace(/[^\x20-\x7e]/g, '?')}"`;
 }
 
-/** RFC 9728 metadata: the resource (what the client connected to) and the one authorization server that issues its tokens. */
-export function protectedResourceMetadata(resource: string, issuer: string): Record<string, unknown> {
-  return { resource, authorization_servers: [issuer], bearer_methods_supported: ['header'] };
+/** RFC 9728 metadata: the resource and the one authorization server that issues its tokens. */
+export function protectedResourceMetadata(resource: URL, issuer: string): Record<string, unknown> {
+  return { resource: resource.href, authorization_servers: [issuer], bearer_methods_supported: ['header'] };
 }
 
 /** Who a session belongs to: later requests of the session must carry a token of the same caller. */
 export function callerOf(bearer: VerifiedBearer): string {
   return JSON.stringify([bearer.extra.iss, bearer.extra.sub ?? null, bearer.clientId ?? null]);
-}
-
-/** The origin a client reached this host at, from its (already checked) Host header. */
-export function originOf(request: IncomingMessage): string {
-  return `http://${request.headers.host ?? '127.0.0.1'}`;
 }

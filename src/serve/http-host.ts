@@ -4,7 +4,7 @@ import type { AddressInfo } from 'node:net';
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import type { BearerVerifier } from './bearer-auth.js';
-import { bearerChallenge, callerOf, originOf, protectedResourceMetadata, resourceMetadataPath, TokenRejection } from './bearer-challenge.js';
+import { bearerChallenge, callerOf, protectedResourceMetadata, protectedResourceOf, resourceMetadataPrefix, resourceMetadataUrl, TokenRejection } from './bearer-challenge.js';
 import { defaultMaxSessions, defaultSessionIdleTimeoutMs } from './session-limits.js';
 
 /** What the host serves a session with: an McpServer, or any SDK Protocol peer (the proxy's low-level Server). */
@@ -89,8 +89,6 @@ function hostnameOf(host: string | undefined): string | undefined {
  */
 export async function startHttpHost<S extends HostedServer = McpServer>(options: HttpHostOptions<S>): Promise<HttpHost> {
   const basePath = options.basePath ?? '/mcp';
-  const metadataPath = resourceMetadataPath(basePath);
-  const metadataRoot = resourceMetadataPath('');
   const allowedHostnames = new Set(options.allowedHostnames ?? loopbackHostnames);
   const maxSessions = options.maxSessions ?? defaultMaxSessions;
   if (!Number.isSafeInteger(maxSessions) || maxSessions < 1) throw new RangeError(`startHttpHost: maxSessions must be a positive integer, got ${maxSessions}`);
@@ -162,8 +160,8 @@ export async function startHttpHost<S extends HostedServer = McpServer>(options:
       return;
     }
     const path = new URL(request.url ?? '/', 'http://127.0.0.1').pathname;
-    if (options.bearer && (path === metadataPath || path === metadataRoot) && request.method === 'GET') {
-      const metadata = protectedResourceMetadata(`${originOf(request)}${basePath}`, options.bearer.issuer);
+    if (options.bearer && (path === resourceMetadataPrefix || path.startsWith(`${resourceMetadataPrefix}/`)) && request.method === 'GET') {
+      const metadata = protectedResourceMetadata(protectedResourceOf(options.bearer.audience, request, basePath), options.bearer.issuer);
       response.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(metadata));
       return;
     }
@@ -207,7 +205,9 @@ export async function startHttpHost<S extends HostedServer = McpServer>(options:
       const rejection = error instanceof TokenRejection ? error : new TokenRejection('the token could not be verified', 503, undefined, { cause: error });
       if (rejection.status === 503) options.onError?.(rejection.cause ?? rejection);
       const headers: Record<string, string> = { 'content-type': 'application/json' };
-      if (rejection.status === 401) headers['www-authenticate'] = bearerChallenge(`${originOf(request)}${metadataPath}`, rejection);
+      if (rejection.status === 401) {
+        headers['www-authenticate'] = bearerChallenge(resourceMetadataUrl(protectedResourceOf(bearer.audience, request, basePath)), rejection);
+      }
       const code = rejection.status === 503 ? 'temporarily_unavailable' : rejection.errorCode;
       const body = { ...(code === undefined ? {} : { error: code }), error_description: rejection.message };
       response.writeHead(rejection.status, headers).end(JSON.stringify(body));

@@ -5,7 +5,8 @@ import type { AddressInfo } from 'node:net';
 import { describe, expect, it } from 'vitest';
 import { authOfToken } from '../../src/adapter/token-auth.js';
 import { createBearerVerifier } from '../../src/serve/bearer-auth.js';
-import { bearerChallenge, TokenRejection } from '../../src/serve/bearer-challenge.js';
+import type { IncomingMessage } from 'node:http';
+import { bearerChallenge, protectedResourceOf, resourceMetadataUrl, TokenRejection } from '../../src/serve/bearer-challenge.js';
 import { audience, createTestIssuer, issuer } from './identity-fixtures.js';
 
 describe('createBearerVerifier', () => {
@@ -55,5 +56,18 @@ describe('createBearerVerifier', () => {
     } finally {
       await new Promise((resolve) => server.close(resolve));
     }
+  });
+});
+
+describe('protectedResourceOf', () => {
+  const request = { headers: { host: '127.0.0.1:3000' } } as IncomingMessage;
+  it('is the audience when it is an http(s) URL, else the URL the request reached; its metadata URL follows RFC 9728 §3.1', () => {
+    expect(protectedResourceOf('https://gate.example.com/tenant/mcp', request, '/mcp').href).toBe('https://gate.example.com/tenant/mcp');
+    expect(resourceMetadataUrl(protectedResourceOf('https://gate.example.com/tenant/mcp', request, '/mcp'))).toBe(
+      'https://gate.example.com/.well-known/oauth-protected-resource/tenant/mcp',
+    );
+    expect(protectedResourceOf('api://mcp-gate', request, '/mcp').href).toBe('http://127.0.0.1:3000/mcp');
+    expect(protectedResourceOf('mcp-gate', request, '/mcp').href).toBe('http://127.0.0.1:3000/mcp');
+    expect(resourceMetadataUrl(new URL('https://gate.example.com'))).toBe('https://gate.example.com/.well-known/oauth-protected-resource');
   });
 });

@@ -18,6 +18,8 @@ import {
   type TestIssuer,
 } from './identity-fixtures.js';
 
+/** RFC 9728 §3.1 for the resource --audience names: what a client reaching the proxy through that URL fetches. */
+const metadataUrl = 'https://gate.test/.well-known/oauth-protected-resource/mcp';
 const initialize = { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'raw', version: '1' } } };
 
 describe('mcp-gate proxy --jwks (HTTP upstream)', () => {
@@ -86,16 +88,16 @@ describe('mcp-gate proxy --jwks (HTTP upstream)', () => {
     const before = upstream.requests.length;
     const response = await post({});
     expect(response.status).toBe(401);
-    expect(response.headers.get('www-authenticate')).toBe(`Bearer resource_metadata="${proxy.url.origin}/.well-known/oauth-protected-resource/mcp"`);
+    expect(response.headers.get('www-authenticate')).toBe(`Bearer resource_metadata="${metadataUrl}"`);
     expect(await response.json()).toEqual({ error_description: 'no bearer token: send "Authorization: Bearer <token>"' });
     expect(upstream.requests.length).toBe(before);
   });
 
-  it('serves the protected resource metadata the challenge points at', async () => {
+  it('serves the protected resource metadata the challenge points at: the --audience as the resource, the --issuer as its authorization server', async () => {
     for (const path of ['/.well-known/oauth-protected-resource/mcp', '/.well-known/oauth-protected-resource']) {
       const response = await fetch(new URL(path, proxy.url));
       expect(response.status).toBe(200);
-      expect(await response.json()).toEqual({ resource: proxy.url.href, authorization_servers: [issuer], bearer_methods_supported: ['header'] });
+      expect(await response.json()).toEqual({ resource: audience, authorization_servers: [issuer], bearer_methods_supported: ['header'] });
     }
   });
 
@@ -121,9 +123,7 @@ describe('mcp-gate proxy --jwks (HTTP upstream)', () => {
     const response = await post({ authorization: `Bearer ${token}` });
     expect(response.status).toBe(401);
     const challenge = response.headers.get('www-authenticate') ?? '';
-    expect(challenge).toBe(
-      `Bearer error="invalid_token", error_description="${description.replace(/"/g, '\\"')}", resource_metadata="${proxy.url.origin}/.well-known/oauth-protected-resource/mcp"`,
-    );
+    expect(challenge).toBe(`Bearer error="invalid_token", error_description="${description.replace(/"/g, '\\"')}", resource_metadata="${metadataUrl}"`);
     const body = await response.text();
     expect(JSON.parse(body)).toEqual({ error: 'invalid_token', error_description: description });
     for (const part of token.split('.').filter((piece) => piece.length > 8)) expect(challenge + body).not.toContain(part);

@@ -47,7 +47,7 @@ describe('mcp-gate serve --jwks', () => {
         body: '{}',
       });
       expect(response.status).toBe(401);
-      expect(response.headers.get('www-authenticate')).toMatch(new RegExp(`resource_metadata="${serve.url.origin}/\\.well-known/oauth-protected-resource/mcp"$`));
+      expect(response.headers.get('www-authenticate')).toMatch(/resource_metadata="https:\/\/gate\.test\/\.well-known\/oauth-protected-resource\/mcp"$/);
     }
   });
 
