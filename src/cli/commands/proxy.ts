@@ -154,7 +154,7 @@ function readSettings(args: ParsedArgs): ProxySettings {
   if (port > 65535) throw new UsageError(`${command}: --port must be a number from 0 to 65535, got "${portText}"`);
   const host = args.string('host');
   if (host !== undefined && host !== '127.0.0.1')
-    throw new UsageError(`${command}: --host ${host}: only 127.0.0.1 is supported for now (the proxy has no authentication of its own yet; see docs/proxy.md)`);
+    throw new UsageError(`${command}: --host ${host}: only 127.0.0.1 is supported for now (the Host check admits loopback names only; see docs/proxy.md)`);
   const decisionLog = args.string('decision-log');
   if (stdio && decisionLog === '-') throw new UsageError(`${command}: --decision-log - would write into the MCP stream on stdout; give a file with --stdio`);
   const logHeaders = args
