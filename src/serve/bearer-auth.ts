@@ -2,7 +2,7 @@
 // against a JWKS file or URL and turned into the AuthInfo both SDKs hand a request, which
 // adapter/token-auth.ts maps to `auth.*`. Loaded only when --jwks is given; what the HTTP host
 // answers with a refusal is in bearer-challenge.ts.
-import { createLocalJWKSet, createRemoteJWKSet, errors, jwtVerify, type JSONWebKeySet, type JWTPayload, type JWTVerifyGetKey } from 'jose';
+import { createLocalJWKSet, createRemoteJWKSet, errors, jwtVerify, type JSONWebKeySet, type JWTPayload, type JWTVerifyGetKey, type RemoteJWKSet } from 'jose';
 import { TokenRejection, type VerifiedBearer } from './bearer-challenge.js';
 
 /** Where the keys are: a JWKS read from a file at startup, or a URL jose fetches (and refetches on rotation). */
@@ -26,9 +26,10 @@ export interface BearerVerifier {
 }
 
 export function createBearerVerifier(options: BearerAuthOptions): BearerVerifier {
-  const { issuer, audience } = options;
-  const remote = options.jwks.kind === 'url' ? createRemoteJWKSet(options.jwks.url) : undefined;
-  const keySet: JWTVerifyGetKey = remote ?? createLocalJWKSet(options.jwks.kind === 'keys' ? options.jwks.keys : { keys: [] });
+  const { issuer, audience, jwks } = options;
+  // A URL's set is jose's to cache and refetch: on a key id it has not seen (at most every 30 s) and after 10 minutes.
+  const remote: RemoteJWKSet | undefined = jwks.kind === 'url' ? createRemoteJWKSet(jwks.url) : undefined;
+  const keySet: JWTVerifyGetKey = remote ?? createLocalJWKSet((jwks as Extract<JwksSource, { kind: 'keys' }>).keys);
   return {
     issuer,
     audience,
