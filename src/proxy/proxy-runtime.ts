@@ -4,10 +4,11 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { Readable, Writable } from 'node:stream';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { PrimitiveKind } from '../core/context.js';
+import type { BearerVerifier } from '../serve/bearer-auth.js';
 import { startHttpHost, type HttpHost } from '../serve/http-host.js';
 import { aborted, serveOverStdio, withTimeout, type Serving } from '../serve/lifetime.js';
 import { createWireGate, type WireGate, type WireGateOptions } from '../wire/wire-gate.js';
-import { createProxySession } from './proxy-session.js';
+import { createProxySession, type ProxySessionOptions } from './proxy-session.js';
 
 export { createWireGate };
 export type { Serving, WireGate, WireGateOptions };
@@ -46,11 +47,16 @@ export interface ProxyHttpSettings {
   readonly port: number;
   readonly maxSessions: number;
   readonly sessionIdleTimeoutMs: number;
+  /** Verifies each request's bearer token (--jwks); without it `auth` is empty. */
+  readonly bearer: BearerVerifier | undefined;
 }
+
+/** Opens a downstream session's upstream transport, given the headers of the session's initialize (none over stdio). */
+export type OpenUpstream = ProxySessionOptions['openUpstream'];
 
 export async function serveProxyHttp(
   wire: WireGate,
-  openUpstream: () => Transport,
+  openUpstream: OpenUpstream,
   settings: ProxyHttpSettings,
   signal: AbortSignal,
   onError: (error: unknown) => void,
@@ -62,6 +68,7 @@ export async function serveProxyHttp(
     port: settings.port,
     maxSessions: settings.maxSessions,
     sessionIdleTimeoutMs: settings.sessionIdleTimeoutMs,
+    ...(settings.bearer === undefined ? {} : { bearer: settings.bearer }),
     onError,
   });
   return { host, done: aborted(signal), close: () => host.close() };
@@ -69,7 +76,7 @@ export async function serveProxyHttp(
 
 export async function serveProxyStdio(
   wire: WireGate,
-  openUpstream: () => Transport,
+  openUpstream: OpenUpstream,
   stdio: { readonly input: Readable; readonly output: Writable },
   signal: AbortSignal,
   onError: (error: unknown) => void,

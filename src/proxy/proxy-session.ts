@@ -20,8 +20,8 @@ import { defaultUpstreamTimeoutMs } from '../wire/upstream.js';
 
 export interface ProxySessionOptions {
   readonly wire: WireGate;
-  /** A fresh transport to the upstream (a spawned process, a new HTTP session); one per downstream session. */
-  readonly openUpstream: () => Transport;
+  /** A fresh transport to the upstream (a spawned process, a new HTTP session); one per downstream session, given the headers of its initialize. */
+  readonly openUpstream: (downstream: { readonly headers: Readonly<Record<string, string | string[] | undefined>> }) => Transport;
   /** What failed outside any request: the upstream's transport, a relayed notification. */
   readonly onError: (error: unknown) => void;
   /** A forwarded request without progress fails after this long (default 10 minutes). */
@@ -67,7 +67,7 @@ export function createProxySession(options: ProxySessionOptions): Server {
   };
   server.onclose = close;
 
-  server.setRequestHandler(InitializeRequestSchema, async (request) => {
+  server.setRequestHandler(InitializeRequestSchema, async (request, extra) => {
     if (upstream !== undefined) throw new McpError(ErrorCode.InvalidRequest, 'Server already initialized');
     const { protocolVersion, capabilities, clientInfo: info } = request.params;
     clientInfo = info;
@@ -98,7 +98,7 @@ export function createProxySession(options: ProxySessionOptions): Server {
     client.onclose = close;
     let connection: WireConnection;
     try {
-      await client.connect(options.openUpstream(), { timeout: timeoutMs });
+      await client.connect(options.openUpstream({ headers: extra.requestInfo?.headers ?? {} }), { timeout: timeoutMs });
       connection = await options.wire.attach(client, {
         notify: (list) => server.notification({ method: `notifications/${list}/list_changed` }),
         isOpen: () => !closed,

@@ -8,15 +8,18 @@ export interface UpstreamTransportOptions {
   readonly cwd: string;
   /** Receives the spawned upstream's stderr, line by line. */
   readonly onStderrLine?: (line: string) => void;
+  /** Headers of every request to an HTTP upstream (upstream-headers.ts: the CLI refuses the names the transport sets itself). */
+  readonly headers?: Readonly<Record<string, string>>;
 }
 
 /**
  * A new transport to the upstream: for a command, a new process (spawned without a shell, with
  * the proxy's environment, as a wrapper is expected to pass it on); for a URL, a new Streamable
- * HTTP session. The downstream `Authorization` header is never passed on.
+ * HTTP session with `options.headers` and nothing of the client's request besides: its
+ * `Authorization` never reaches the upstream.
  */
 export function openUpstreamTransport(spec: UpstreamSpec, options: UpstreamTransportOptions): Transport {
-  if (spec.kind === 'url') return new StreamableHTTPClientTransport(spec.url);
+  if (spec.kind === 'url') return new StreamableHTTPClientTransport(spec.url, { requestInit: { headers: { ...options.headers } } });
   const transport = new StdioClientTransport({
     command: spec.command,
     args: [...spec.args],

@@ -3,6 +3,8 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import type { BearerVerifier } from './bearer-auth.js';
+import { bearerChallenge, callerOf, protectedResourceMetadata, protectedResourceOf, resourceMetadataPrefix, resourceMetadataUrl, TokenRejection } from './bearer-challenge.js';
 import { defaultMaxSessions, defaultSessionIdleTimeoutMs } from './session-limits.js';
 
 /** What the host serves a session with: an McpServer, or any SDK Protocol peer (the proxy's low-level Server). */
@@ -39,6 +41,13 @@ export interface HttpHostOptions<S extends HostedServer = McpServer> {
    * server, see docs/cli.md), so this bounds the host's memory. Default 1,000.
    */
   maxSessions?: number;
+  /**
+   * Verifies every request's bearer token before any session sees it (`--jwks`): without a valid
+   * one the client gets 401 and a challenge pointing at the protected resource metadata this host
+   * then serves; with one, the server sees the verified token as the request's `authInfo`. A
+   * session answers only requests whose token names the caller that opened it.
+   */
+  bearer?: BearerVerifier;
 }
 
 export interface HttpHost {
@@ -55,6 +64,8 @@ export { defaultMaxSessions, defaultSessionIdleTimeoutMs } from './session-limit
 interface Session {
   readonly transport: StreamableHTTPServerTransport;
   readonly server: HostedServer;
+  /** The caller whose token opened the session (with `bearer`), else undefined. */
+  readonly caller: string | undefined;
   lastSeen: number;
 }
 
@@ -123,7 +134,7 @@ export async function startHttpHost<S extends HostedServer = McpServer>(options:
     }
   }
 
-  async function connectNew(): Promise<StreamableHTTPServerTransport> {
+  async function connectNew(caller: string | undefined): Promise<StreamableHTTPServerTransport> {
     const server = options.createServer();
     options.gate.install(server);
     openServers.add(server);
@@ -131,7 +142,7 @@ export async function startHttpHost<S extends HostedServer = McpServer>(options:
       sessionIdGenerator: options.stateless ? undefined : () => randomUUID(),
       onsessioninitialized: (id) => {
         evictForNewSession();
-        sessions.set(id, { transport, server, lastSeen: Date.now() });
+        sessions.set(id, { transport, server, caller, lastSeen: Date.now() });
       },
     });
     transport.onclose = () => {
@@ -149,14 +160,28 @@ export async function startHttpHost<S extends HostedServer = McpServer>(options:
       return;
     }
     const path = new URL(request.url ?? '/', 'http://127.0.0.1').pathname;
+    if (options.bearer && (path === resourceMetadataPrefix || path.startsWith(`${resourceMetadataPrefix}/`)) && request.method === 'GET') {
+      const metadata = protectedResourceMetadata(protectedResourceOf(options.bearer.audience, request, basePath), options.bearer.issuer);
+      response.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(metadata));
+      return;
+    }
     if (path !== basePath && !path.startsWith(`${basePath}/`)) {
       response.writeHead(404, { 'content-type': 'text/plain' }).end(`not found; MCP is served at ${basePath}\n`);
       return;
     }
+    let caller: string | undefined;
+    if (options.bearer) {
+      const verified = await authenticate(options.bearer, request, response);
+      if (verified === undefined) return;
+      caller = callerOf(verified);
+      // Where the SDK's transport looks for a verified token (it hands it on as `extra.authInfo`).
+      (request as IncomingMessage & { auth?: unknown }).auth = verified;
+    }
     const sessionId = request.headers['mcp-session-id'];
     if (typeof sessionId === 'string' && !options.stateless) {
       const session = sessions.get(sessionId);
-      if (!session) {
+      // Another caller's session is answered as one that does not exist (a session id is not a credential).
+      if (!session || session.caller !== caller) {
         // The SDK transport's own answer to an unknown session id (closed, evicted or never issued).
         response.writeHead(404, { 'content-type': 'application/json' }).end(jsonRpcError(-32001, 'Session not found'));
         return;
@@ -164,12 +189,30 @@ export async function startHttpHost<S extends HostedServer = McpServer>(options:
       touch(sessionId, session);
       return session.transport.handleRequest(request, response);
     }
-    const transport = await connectNew();
+    const transport = await connectNew(caller);
     if (options.stateless) response.on('close', () => void transport.close());
     await transport.handleRequest(request, response);
     // Without a session id only an initialize opens a session; anything else was answered with an
     // error, and the server built for it must not stay connected.
     if (!options.stateless && transport.sessionId === undefined) await transport.close();
+  }
+
+  /** The request's verified token; or undefined once the refusal has been answered (never reaching a session). */
+  async function authenticate(bearer: BearerVerifier, request: IncomingMessage, response: ServerResponse) {
+    try {
+      return await bearer.verify(request.headers.authorization);
+    } catch (error) {
+      const rejection = error instanceof TokenRejection ? error : new TokenRejection('the token could not be verified', 503, undefined, { cause: error });
+      if (rejection.status === 503) options.onError?.(rejection.cause ?? rejection);
+      const headers: Record<string, string> = { 'content-type': 'application/json' };
+      if (rejection.status === 401) {
+        headers['www-authenticate'] = bearerChallenge(resourceMetadataUrl(protectedResourceOf(bearer.audience, request, basePath)), rejection);
+      }
+      const code = rejection.status === 503 ? 'temporarily_unavailable' : rejection.errorCode;
+      const body = { ...(code === undefined ? {} : { error: code }), error_description: rejection.message };
+      response.writeHead(rejection.status, headers).end(JSON.stringify(body));
+      return undefined;
+    }
   }
 
   const httpServer: Server = createServer((request, response) => {

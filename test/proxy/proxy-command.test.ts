@@ -24,7 +24,7 @@ describe('mcp-gate proxy (command line)', () => {
     [['--policy', 'p.json', '--upstream-url', 'ftp://example.com'], 'mcp-gate proxy: --upstream-url must be an http: or https: URL, got "ftp://example.com"'],
     [
       ['--policy', 'p.json', '--upstream-cmd', 'a', '--host', '0.0.0.0'],
-      'mcp-gate proxy: --host 0.0.0.0: only 127.0.0.1 is supported for now (the proxy has no authentication of its own yet; see docs/proxy.md)',
+      'mcp-gate proxy: --host 0.0.0.0: only 127.0.0.1 is supported for now (the Host check admits loopback names only; see docs/proxy.md)',
     ],
     [['--policy', 'p.json', '--upstream-cmd', 'a', '--stdio', '--port', '1'], 'mcp-gate proxy: pass either --port or --stdio, not both'],
     [

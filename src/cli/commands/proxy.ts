@@ -1,13 +1,16 @@
 import type { UpstreamSpec } from '../../proxy/upstream-command.js';
+import { upstreamSessionHeaders } from '../../proxy/upstream-headers.js';
 import { createDecisionLogger } from '../../serve/decision-log.js';
 import { deferToIdle } from '../../serve/deferred-queue.js';
 import { defaultMaxSessions, defaultSessionIdleTimeoutMs } from '../../serve/session-limits.js';
 import type { ParsedArgs } from '../args.js';
+import { bearerOptionSpecs, loadBearerVerifier, readBearerSettings, type BearerSettings } from '../bearer-options.js';
 import type { Command } from '../command.js';
 import { writeLines } from '../command.js';
 import { displayPath, exitCodes, InputError, loadAll, resolvePath, UsageError } from '../io.js';
 import { importPeer } from '../peers.js';
 import { loadPolicy } from '../policy-file.js';
+import { readUpstreamHeaderSettings, upstreamHeaderOptionSpecs, type UpstreamHeaderSettings } from '../upstream-header-options.js';
 import { describeUpstream, loadOverlay, readUpstreamSpec, upstreamOptionSpecs } from '../upstream-source.js';
 import { noteCredentialHeaders, openDecisionLog, watchPolicy } from './serve.js';
 
@@ -23,7 +26,7 @@ export const proxyCommand: Command = {
   name: 'proxy',
   summary: 'gate any MCP server (a command over stdio, or a URL) behind a policy, over Streamable HTTP on 127.0.0.1 or stdio',
   usage:
-    'mcp-gate proxy --policy FILE [--overlay FILE] (--upstream-cmd "CMD ARGS" | --upstream-url URL) [--port N] [--host 127.0.0.1] [--stdio] [--watch] [--decision-log FILE|-] [--log-headers NAME,…] [--max-sessions N] [--session-idle-timeout SECONDS] [--page-size N]',
+    'mcp-gate proxy --policy FILE [--overlay FILE] (--upstream-cmd "CMD ARGS" | --upstream-url URL) [--port N] [--host 127.0.0.1] [--stdio] [--watch] [--decision-log FILE|-] [--log-headers NAME,…] [--max-sessions N] [--session-idle-timeout SECONDS] [--page-size N] [--jwks FILE|URL --issuer ISS --audience AUD] [--upstream-header "NAME: VALUE"]… [--forward-header NAME]…',
   description: [
     `Puts the policy in front of an MCP server written in any language: spawned from --upstream-cmd`,
     `(spoken to over stdio) or reached at --upstream-url (Streamable HTTP). Serves Streamable HTTP at`,
@@ -45,6 +48,8 @@ export const proxyCommand: Command = {
     'max-sessions': { type: 'string', value: 'N', description: `HTTP sessions open at most (default ${defaultMaxSessions}), each with its own upstream session` },
     'session-idle-timeout': { type: 'string', value: 'SECONDS', description: `close a session idle this long (default ${defaultSessionIdleTimeoutMs / 1000}; 0 never)` },
     'page-size': { type: 'string', value: 'N', description: "list page size with the proxy's own cursors (default: one page)" },
+    ...bearerOptionSpecs,
+    ...upstreamHeaderOptionSpecs,
   },
   async execute(args, io) {
     const settings = readSettings(args);
@@ -62,10 +67,16 @@ export const proxyCommand: Command = {
         note(`decision log: ${error instanceof Error ? error.message : String(error)}`),
       );
     const onError = (error: unknown) => note(`error: ${error instanceof Error ? error.message : String(error)}`);
+    const bearer = settings.bearer && (await loadBearerVerifier(io, command, settings.bearer));
     try {
       const wire = runtime.createWireGate({ policy, overlay, pageSize: settings.pageSize, onError, onDecision: logDecision });
       const upstreamName = describeUpstream(settings.upstream);
-      const openUpstream = () => transports.openUpstreamTransport(settings.upstream, { cwd: io.cwd, onStderrLine: (line) => note(`upstream: ${line}`) });
+      const openUpstream = (downstream?: { readonly headers: Readonly<Record<string, string | string[] | undefined>> }) =>
+        transports.openUpstreamTransport(settings.upstream, {
+          cwd: io.cwd,
+          onStderrLine: (line) => note(`upstream: ${line}`),
+          headers: upstreamSessionHeaders(settings.upstreamHeaders, settings.forwardHeaders, downstream?.headers ?? {}),
+        });
       let summary;
       try {
         summary = await runtime.inspectUpstream(wire, openUpstream(), startupTimeoutMs);
@@ -86,10 +97,12 @@ export const proxyCommand: Command = {
         note('speaking MCP on stdin/stdout');
       } else {
         try {
-          const serving = await runtime.serveProxyHttp(wire, openUpstream, settings, signal, onError);
+          const serving = await runtime.serveProxyHttp(wire, openUpstream, { ...settings, bearer }, signal, onError);
           note(
             `listening on ${serving.host.url.href} (a session per client, each with its own upstream session, at most ${settings.maxSessions}; paths below ${serving.host.url.pathname} are endpoints too)`,
           );
+          if (settings.bearer)
+            note(`verifying bearer tokens of ${settings.bearer.issuer} for ${settings.bearer.audience} (--jwks); the client's Authorization never reaches the upstream`);
           stop = serving;
         } catch (error) {
           if ((error as { code?: unknown }).code === 'EADDRINUSE') {
@@ -112,7 +125,7 @@ export const proxyCommand: Command = {
   },
 };
 
-export interface ProxySettings {
+export interface ProxySettings extends UpstreamHeaderSettings {
   readonly policyPath: string;
   readonly overlayPath: string | undefined;
   readonly upstream: UpstreamSpec;
@@ -124,6 +137,7 @@ export interface ProxySettings {
   readonly maxSessions: number;
   readonly sessionIdleTimeoutMs: number;
   readonly pageSize: number | undefined;
+  readonly bearer: BearerSettings | undefined;
 }
 
 function readSettings(args: ParsedArgs): ProxySettings {
@@ -140,7 +154,7 @@ function readSettings(args: ParsedArgs): ProxySettings {
   if (port > 65535) throw new UsageError(`${command}: --port must be a number from 0 to 65535, got "${portText}"`);
   const host = args.string('host');
   if (host !== undefined && host !== '127.0.0.1')
-    throw new UsageError(`${command}: --host ${host}: only 127.0.0.1 is supported for now (the proxy has no authentication of its own yet; see docs/proxy.md)`);
+    throw new UsageError(`${command}: --host ${host}: only 127.0.0.1 is supported for now (the Host check admits loopback names only; see docs/proxy.md)`);
   const decisionLog = args.string('decision-log');
   if (stdio && decisionLog === '-') throw new UsageError(`${command}: --decision-log - would write into the MCP stream on stdout; give a file with --stdio`);
   const logHeaders = args
@@ -165,6 +179,8 @@ function readSettings(args: ParsedArgs): ProxySettings {
     maxSessions: readInteger(args, 'max-sessions', 1, 1_000_000, defaultMaxSessions),
     sessionIdleTimeoutMs: readInteger(args, 'session-idle-timeout', 0, 86_400, defaultSessionIdleTimeoutMs / 1000) * 1000,
     pageSize: pageSizeText === undefined ? undefined : readInteger(args, 'page-size', 1, 100_000, 0),
+    bearer: readBearerSettings(args, command, { stdio }),
+    ...readUpstreamHeaderSettings(args, command, { upstream, stdio }),
   };
 }
 

@@ -2,6 +2,7 @@
 // `importPeer` in execute, so the command's help and the command list load without the SDK.
 import { createDemoServer, demoMetadata } from '../../demo/demo-server.js';
 import type { Gate } from '../../sdk/index.js';
+import type { BearerVerifier } from '../../serve/bearer-auth.js';
 import { startHttpHost, type HttpHost } from '../../serve/http-host.js';
 import { aborted, serveOverStdio, type Serving } from '../../serve/lifetime.js';
 import { InputError, type CliIo } from '../io.js';
@@ -22,7 +23,13 @@ export const demoModule: ServerModule = {
 
 export type { Serving };
 
-export async function serveHttp(module: ServerModule, gate: Gate, settings: ServeSettings, signal: AbortSignal, note: (text: string) => void): Promise<Serving> {
+export async function serveHttp(
+  module: ServerModule,
+  gate: Gate,
+  settings: Omit<ServeSettings, 'bearer'> & { readonly bearer: BearerVerifier | undefined },
+  signal: AbortSignal,
+  note: (text: string) => void,
+): Promise<Serving> {
   let host: HttpHost;
   try {
     host = await startHttpHost({
@@ -32,6 +39,7 @@ export async function serveHttp(module: ServerModule, gate: Gate, settings: Serv
       stateless: settings.stateless,
       maxSessions: settings.maxSessions,
       sessionIdleTimeoutMs: settings.sessionIdleTimeoutMs,
+      ...(settings.bearer === undefined ? {} : { bearer: settings.bearer }),
       onError: (error) => note(`error: ${error instanceof Error ? error.message : String(error)}`),
     });
   } catch (error) {
@@ -44,6 +52,7 @@ export async function serveHttp(module: ServerModule, gate: Gate, settings: Serv
   const sessions = settings.stateless ? 'stateless: one server per request' : `a session per client, at most ${settings.maxSessions}, ${idle}`;
   const mode = settings.onMissingCapabilities === 'allow' ? `${sessions}; undeclared capabilities meet every requirement` : sessions;
   note(`listening on ${host.url.href} (${mode}; paths below ${host.url.pathname} are endpoints too)`);
+  if (settings.bearer) note(`verifying bearer tokens of ${settings.bearer.issuer} for ${settings.bearer.audience} (--jwks)`);
   return { done: aborted(signal), close: () => host.close() };
 }
 

@@ -5,6 +5,7 @@ import { deferToIdle } from '../../serve/deferred-queue.js';
 import { watchFile } from '../../serve/file-watcher.js';
 import { defaultMaxSessions, defaultSessionIdleTimeoutMs } from '../../serve/session-limits.js';
 import type { ParsedArgs } from '../args.js';
+import { bearerOptionSpecs, loadBearerVerifier, readBearerSettings, type BearerSettings } from '../bearer-options.js';
 import type { Command } from '../command.js';
 import { writeLines } from '../command.js';
 import { displayPath, exitCodes, InputError, loadAll, resolvePath, UsageError, type CliIo } from '../io.js';
@@ -24,7 +25,7 @@ export const serveCommand: Command = {
   name: 'serve',
   summary: 'serve a gated MCP server over Streamable HTTP on 127.0.0.1, or over stdio',
   usage:
-    'mcp-gate serve --policy FILE [--server MODULE [--export NAME]] [--port N | --stdio] [--stateless] [--max-sessions N] [--session-idle-timeout SECONDS] [--on-missing-capabilities deny|allow] [--watch] [--decision-log FILE|-] [--log-headers NAME,…] [--log-credential-headers] [--otel]',
+    'mcp-gate serve --policy FILE [--server MODULE [--export NAME]] [--port N | --stdio] [--stateless] [--max-sessions N] [--session-idle-timeout SECONDS] [--on-missing-capabilities deny|allow] [--watch] [--decision-log FILE|-] [--log-headers NAME,…] [--log-credential-headers] [--otel] [--jwks FILE|URL --issuer ISS --audience AUD]',
   description: [
     `Serves the server a module builds (without --server, the demo server) behind the policy: over`,
     `Streamable HTTP at http://127.0.0.1:PORT/mcp, every path below /mcp being an endpoint too`,
@@ -71,6 +72,7 @@ export const serveCommand: Command = {
       description:
         'export decisions as OpenTelemetry spans and metrics over OTLP/HTTP, configured by OTEL_EXPORTER_OTLP_* and OTEL_SERVICE_NAME (needs the OTel SDK packages; docs/otel.md)',
     },
+    ...bearerOptionSpecs,
   },
   async execute(args, io) {
     const settings = readSettings(args);
@@ -86,6 +88,7 @@ export const serveCommand: Command = {
     const signal = io.signal;
     if (signal === undefined) throw new Error('serve needs io.signal to know when to stop');
 
+    const bearer = settings.bearer && (await loadBearerVerifier(io, command, settings.bearer));
     const decisionLog = settings.decisionLog === undefined ? undefined : await openDecisionLog(io, settings.decisionLog, note);
     noteCredentialHeaders(settings, note);
     // Off the response path: see deferToIdle (a hidden tool is logged, an unknown name is not).
@@ -107,7 +110,7 @@ export const serveCommand: Command = {
       });
       const source = module === runtime.demoModule ? 'the demo server' : `${module.name} ${module.factoryName}()`;
       note(`policy ${policyName} (revision ${policy.revision}) in front of ${source}: ${countOf(primitives.length, 'primitive')}`);
-      const stop = settings.stdio ? await runtime.serveStdio(io, module, gate, signal, note) : await runtime.serveHttp(module, gate, settings, signal, note);
+      const stop = settings.stdio ? await runtime.serveStdio(io, module, gate, signal, note) : await runtime.serveHttp(module, gate, { ...settings, bearer }, signal, note);
       const watcher = settings.watch ? watchPolicy(io, policyName, gate, note) : undefined;
       if (decisionLog) note(`decision log: ${decisionLog.label}`);
       if (telemetry) note(`telemetry: ${telemetry.description}`);
@@ -139,6 +142,7 @@ export interface ServeSettings {
   readonly logHeaders: readonly string[];
   readonly logCredentialHeaders: boolean;
   readonly otel: boolean;
+  readonly bearer: BearerSettings | undefined;
 }
 
 function readSettings(args: ParsedArgs): ServeSettings {
@@ -192,6 +196,7 @@ function readSettings(args: ParsedArgs): ServeSettings {
     logHeaders,
     logCredentialHeaders,
     otel: args.flag('otel'),
+    bearer: readBearerSettings(args, command, { stdio }),
   };
 }
 

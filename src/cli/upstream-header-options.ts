@@ -1,0 +1,51 @@
+// --upstream-header and --forward-header of `proxy`: what its requests to an HTTP upstream carry.
+import { parseForwardHeader, parseUpstreamHeader, type HeaderSetting } from '../proxy/upstream-headers.js';
+import type { UpstreamSpec } from '../proxy/upstream-command.js';
+import type { ParsedArgs } from './args.js';
+import { UsageError } from './io.js';
+
+export const upstreamHeaderOptionSpecs = {
+  'upstream-header': {
+    type: 'string',
+    multiple: true,
+    value: '"NAME: VALUE"',
+    description: "set this header on every request to the --upstream-url (its credentials: the client's Authorization is never passed on); repeatable",
+  },
+  'forward-header': {
+    type: 'string',
+    multiple: true,
+    value: 'NAME',
+    description: "pass this header of each client session's initialize on to its upstream session (never Authorization or Cookie); repeatable",
+  },
+} as const;
+
+export interface UpstreamHeaderSettings {
+  readonly upstreamHeaders: readonly HeaderSetting[];
+  readonly forwardHeaders: readonly string[];
+}
+
+export function readUpstreamHeaderSettings(args: ParsedArgs, command: string, context: { readonly upstream: UpstreamSpec; readonly stdio: boolean }): UpstreamHeaderSettings {
+  const upstreamHeaders: HeaderSetting[] = [];
+  for (const text of args.strings('upstream-header')) {
+    const parsed = parseUpstreamHeader(text);
+    if (typeof parsed === 'string') throw new UsageError(`${command}: --upstream-header ${parsed}`);
+    if (upstreamHeaders.some((header) => header.name === parsed.name)) throw new UsageError(`${command}: --upstream-header ${parsed.name} is given twice`);
+    upstreamHeaders.push(parsed);
+  }
+  const forwardHeaders: string[] = [];
+  for (const text of args.strings('forward-header')) {
+    const parsed = parseForwardHeader(text);
+    if (typeof parsed !== 'string') throw new UsageError(`${command}: --forward-header ${parsed.problem}`);
+    if (upstreamHeaders.some((header) => header.name === parsed))
+      throw new UsageError(`${command}: ${parsed} is both set by --upstream-header and forwarded by --forward-header; pick one`);
+    if (!forwardHeaders.includes(parsed)) forwardHeaders.push(parsed);
+  }
+  const given = [upstreamHeaders.length > 0 ? '--upstream-header' : undefined, forwardHeaders.length > 0 ? '--forward-header' : undefined].filter(
+    (name) => name !== undefined,
+  );
+  if (given.length > 0 && context.upstream.kind !== 'url') {
+    throw new UsageError(`${command}: ${given.join(' and ')} set HTTP headers of an --upstream-url; a spawned upstream takes its credentials from the environment`);
+  }
+  if (forwardHeaders.length > 0 && context.stdio) throw new UsageError(`${command}: --forward-header passes on HTTP headers of the client; stdio has none`);
+  return { upstreamHeaders, forwardHeaders };
+}
