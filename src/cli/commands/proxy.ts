@@ -1,4 +1,5 @@
 import type { UpstreamSpec } from '../../proxy/upstream-command.js';
+import type { ServeTelemetry } from '../otel-runtime.js';
 import { createDecisionLogger } from '../../serve/decision-log.js';
 import { deferToIdle } from '../../serve/deferred-queue.js';
 import { defaultMaxSessions, defaultSessionIdleTimeoutMs } from '../../serve/session-limits.js';
@@ -23,7 +24,7 @@ export const proxyCommand: Command = {
   name: 'proxy',
   summary: 'gate any MCP server (a command over stdio, or a URL) behind a policy, over Streamable HTTP on 127.0.0.1 or stdio',
   usage:
-    'mcp-gate proxy --policy FILE [--overlay FILE] (--upstream-cmd "CMD ARGS" | --upstream-url URL) [--port N] [--host 127.0.0.1] [--stdio] [--watch] [--decision-log FILE|-] [--log-headers NAME,…] [--max-sessions N] [--session-idle-timeout SECONDS] [--page-size N]',
+    'mcp-gate proxy --policy FILE [--overlay FILE] (--upstream-cmd "CMD ARGS" | --upstream-url URL) [--port N] [--host 127.0.0.1] [--stdio] [--watch] [--decision-log FILE|-] [--log-headers NAME,…] [--max-sessions N] [--session-idle-timeout SECONDS] [--page-size N] [--otel]',
   description: [
     `Puts the policy in front of an MCP server written in any language: spawned from --upstream-cmd`,
     `(spoken to over stdio) or reached at --upstream-url (Streamable HTTP). Serves Streamable HTTP at`,
@@ -45,6 +46,11 @@ export const proxyCommand: Command = {
     'max-sessions': { type: 'string', value: 'N', description: `HTTP sessions open at most (default ${defaultMaxSessions}), each with its own upstream session` },
     'session-idle-timeout': { type: 'string', value: 'SECONDS', description: `close a session idle this long (default ${defaultSessionIdleTimeoutMs / 1000}; 0 never)` },
     'page-size': { type: 'string', value: 'N', description: "list page size with the proxy's own cursors (default: one page)" },
+    otel: {
+      type: 'boolean',
+      description:
+        'export decisions as OpenTelemetry spans and metrics over OTLP/HTTP, configured by OTEL_EXPORTER_OTLP_* and OTEL_SERVICE_NAME (needs the OTel SDK packages; docs/otel.md)',
+    },
   },
   async execute(args, io) {
     const settings = readSettings(args);
@@ -62,8 +68,11 @@ export const proxyCommand: Command = {
         note(`decision log: ${error instanceof Error ? error.message : String(error)}`),
       );
     const onError = (error: unknown) => note(`error: ${error instanceof Error ? error.message : String(error)}`);
+    let telemetry: ServeTelemetry | undefined;
     try {
-      const wire = runtime.createWireGate({ policy, overlay, pageSize: settings.pageSize, onError, onDecision: logDecision });
+      // Loaded only with --otel, as serve does: the OTel packages are optional peers.
+      if (settings.otel) telemetry = await (await import('../otel-runtime.js')).startServeTelemetry(command, process.env, logDecision);
+      const wire = runtime.createWireGate({ policy, overlay, pageSize: settings.pageSize, onError, onDecision: telemetry?.onDecision ?? logDecision });
       const upstreamName = describeUpstream(settings.upstream);
       const openUpstream = () => transports.openUpstreamTransport(settings.upstream, { cwd: io.cwd, onStderrLine: (line) => note(`upstream: ${line}`) });
       let summary;
@@ -124,6 +133,7 @@ export interface ProxySettings {
   readonly maxSessions: number;
   readonly sessionIdleTimeoutMs: number;
   readonly pageSize: number | undefined;
+  readonly otel: boolean;
 }
 
 function readSettings(args: ParsedArgs): ProxySettings {
@@ -165,6 +175,7 @@ function readSettings(args: ParsedArgs): ProxySettings {
     maxSessions: readInteger(args, 'max-sessions', 1, 1_000_000, defaultMaxSessions),
     sessionIdleTimeoutMs: readInteger(args, 'session-idle-timeout', 0, 86_400, defaultSessionIdleTimeoutMs / 1000) * 1000,
     pageSize: pageSizeText === undefined ? undefined : readInteger(args, 'page-size', 1, 100_000, 0),
+    otel: args.flag('otel'),
   };
 }
 
