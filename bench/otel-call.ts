@@ -14,7 +14,7 @@ import { BasicTracerProvider, BatchSpanProcessor, type SpanExporter } from '@ope
 import { compilePolicy } from '../src/core/policy/compile-policy.js';
 import { createDemoServer, demoMetadata } from '../src/demo/demo-server.js';
 import { otelDecisions } from '../src/otel/index.js';
-import { withContextReads } from '../src/adapter/decision-events.js';
+import { withContextReads, withFieldReadsOnly } from '../src/adapter/decision-events.js';
 import { gate } from '../src/sdk/index.js';
 import { assertSameJson, connectClient, createHttpExtra, formatNs, measureAsync, storedHandler, writeResults, type AsyncCase, type AsyncResult } from './sdk-harness.js';
 
@@ -40,7 +40,8 @@ const meterProvider = new MeterProvider({ readers: [new PeriodicExportingMetricR
 
 function demoServer(withOtel: boolean | 'listener') {
   const server = createDemoServer();
-  const decisions = withOtel === 'listener' ? { onDecision: withContextReads(() => undefined, []) } : withOtel ? otelDecisions({ tracerProvider, meterProvider }) : {};
+  const decisions =
+    withOtel === 'listener' ? { onDecision: withFieldReadsOnly(withContextReads(() => undefined, [])) } : withOtel ? otelDecisions({ tracerProvider, meterProvider }) : {};
   gate(server, { policy, metadata: demoMetadata, ...decisions });
   return server;
 }
@@ -52,7 +53,7 @@ const handlers = {
   plain: storedHandler(plainServer, 'tools/call'),
   control: storedHandler(controlServer, 'tools/call'),
   otel: storedHandler(otelServer, 'tools/call'),
-  // The gate's own share: a listener that does nothing (and reads no context) costs the event.
+  // The gate's own share: a listener that does nothing, declared as otelDecisions() declares its own, costs the event.
   listener: storedHandler(demoServer('listener'), 'tools/call'),
 };
 const clients = {
