@@ -134,10 +134,10 @@ export function createDecisionLog(onDecision: ((event: DecisionEvent) => void) |
 /**
  * The event of a call, get, read or completion, as built inside the request: the explanation
  * (`reason`, `ruleId`, `message`) and `time` are getters on the prototype, each computed once.
- * Not an object literal with `get reason() {…}`: V8 gives every such object its own shape, and
- * building one cost 1.7 µs in the request and ~12 µs of CPU per decision with the GC it caused
- * (a class instance: ~0.1 µs; bench/otel-call.ts, the "listener" case, 1.14x → 1.03x the plain
- * handler). Listeners that may spread or stringify the event get `withOwnFields` of it.
+ * Not an object literal with `get reason() {…}`: V8 gives every such object a shape of its own,
+ * and building one added 1.7–2.6 µs to a 12–17 µs gated tools/call handler (bench/otel-call.ts,
+ * the "listener" case: 1.14–1.15x the plain handler before, 1.03x as a class). Listeners that
+ * may spread or stringify the event get `withOwnFields` of it.
  */
 class DecidedEvent implements DecisionEvent {
   readonly requestId: string | number | undefined;
