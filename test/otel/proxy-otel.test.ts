@@ -42,7 +42,8 @@ beforeAll(async () => {
       cwd: repositoryRoot,
       stdio: ['ignore', 'ignore', 'pipe'],
       env: {
-        ...process.env,
+        // Only the OTel settings of this test: none the environment running it may carry.
+        ...Object.fromEntries(Object.entries(process.env).filter(([name]) => !name.startsWith('OTEL_'))),
         OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url,
         OTEL_EXPORTER_OTLP_TRACES_PROTOCOL: 'http/json',
         OTEL_SERVICE_NAME: 'proxy-under-test',

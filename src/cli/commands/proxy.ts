@@ -109,11 +109,13 @@ export const proxyCommand: Command = {
       }
       const watcher = settings.watch ? watchPolicy(io, policyName, wire, note) : undefined;
       if (decisionLog) note(`decision log: ${decisionLog.label}`);
+      if (telemetry) note(`telemetry: ${telemetry.description}`);
       await stop.done;
       watcher?.close();
       await stop.close();
       note('stopped');
     } finally {
+      await telemetry?.shutdown().catch((error: unknown) => note(`telemetry: ${error instanceof Error ? error.message : String(error)}`));
       logDecision?.flush();
       await decisionLog?.close();
     }
