@@ -1,4 +1,4 @@
-// `mcp-gate serve --otel`: the OpenTelemetry SDK with the standard OTLP/HTTP exporters, set up from
+// `mcp-gate serve --otel` and `proxy --otel`: the OpenTelemetry SDK with the standard OTLP/HTTP exporters, set up from
 // the usual environment variables. Every OTel package is an optional peer, loaded here only when
 // --otel is given; a missing one is one line naming the packages to install (exit code 3).
 import type { DecisionEvent } from '../adapter/decision-events.js';
@@ -8,13 +8,13 @@ import { missingPackage, MissingPeerError, optionalPeers, type OptionalPeer } fr
 /** The OTLP/HTTP encodings the exporters speak (`OTEL_EXPORTER_OTLP_PROTOCOL`); gRPC is not offered. */
 export type OtlpProtocol = 'http/protobuf' | 'http/json';
 
-/** What serve keeps of the telemetry it started. */
+/** What serve or proxy keeps of the telemetry it started (the name is serve's, which came first). */
 export interface ServeTelemetry {
   /** The gate's `onDecision`: records the decision, then calls `next` (the decision log). */
   readonly onDecision: (event: DecisionEvent) => void;
-  /** Where and how it exports, for serve's startup message. */
+  /** Where and how it exports, for the startup message. */
   readonly description: string;
-  /** Exports what is buffered and stops; serve awaits it before exiting. */
+  /** Exports what is buffered and stops; the command awaits it before exiting. */
   shutdown(): Promise<void>;
 }
 

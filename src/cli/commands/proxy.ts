@@ -1,5 +1,6 @@
 import type { UpstreamSpec } from '../../proxy/upstream-command.js';
 import { upstreamSessionHeaders } from '../../proxy/upstream-headers.js';
+import type { ServeTelemetry } from '../otel-runtime.js';
 import { createDecisionLogger } from '../../serve/decision-log.js';
 import { deferToIdle } from '../../serve/deferred-queue.js';
 import { defaultMaxSessions, defaultSessionIdleTimeoutMs } from '../../serve/session-limits.js';
@@ -26,7 +27,7 @@ export const proxyCommand: Command = {
   name: 'proxy',
   summary: 'gate any MCP server (a command over stdio, or a URL) behind a policy, over Streamable HTTP on 127.0.0.1 or stdio',
   usage:
-    'mcp-gate proxy --policy FILE [--overlay FILE] (--upstream-cmd "CMD ARGS" | --upstream-url URL) [--port N] [--host 127.0.0.1] [--stdio] [--watch] [--decision-log FILE|-] [--log-headers NAME,…] [--max-sessions N] [--session-idle-timeout SECONDS] [--page-size N] [--jwks FILE|URL --issuer ISS --audience AUD] [--upstream-header "NAME: VALUE"]… [--forward-header NAME]…',
+    'mcp-gate proxy --policy FILE [--overlay FILE] (--upstream-cmd "CMD ARGS" | --upstream-url URL) [--port N] [--host 127.0.0.1] [--stdio] [--watch] [--decision-log FILE|-] [--log-headers NAME,…] [--max-sessions N] [--session-idle-timeout SECONDS] [--page-size N] [--jwks FILE|URL --issuer ISS --audience AUD] [--upstream-header "NAME: VALUE"]… [--forward-header NAME]… [--otel]',
   description: [
     `Puts the policy in front of an MCP server written in any language: spawned from --upstream-cmd`,
     `(spoken to over stdio) or reached at --upstream-url (Streamable HTTP). Serves Streamable HTTP at`,
@@ -50,6 +51,11 @@ export const proxyCommand: Command = {
     'page-size': { type: 'string', value: 'N', description: "list page size with the proxy's own cursors (default: one page)" },
     ...bearerOptionSpecs,
     ...upstreamHeaderOptionSpecs,
+    otel: {
+      type: 'boolean',
+      description:
+        'export decisions as OpenTelemetry spans and metrics over OTLP/HTTP, configured by OTEL_EXPORTER_OTLP_* and OTEL_SERVICE_NAME (needs the OTel SDK packages; docs/otel.md)',
+    },
   },
   async execute(args, io) {
     const settings = readSettings(args);
@@ -68,8 +74,11 @@ export const proxyCommand: Command = {
       );
     const onError = (error: unknown) => note(`error: ${error instanceof Error ? error.message : String(error)}`);
     const bearer = settings.bearer && (await loadBearerVerifier(io, command, settings.bearer));
+    let telemetry: ServeTelemetry | undefined;
     try {
-      const wire = runtime.createWireGate({ policy, overlay, pageSize: settings.pageSize, onError, onDecision: logDecision });
+      // Loaded only with --otel, as serve does: the OTel packages are optional peers.
+      if (settings.otel) telemetry = await (await import('../otel-runtime.js')).startServeTelemetry(command, process.env, logDecision);
+      const wire = runtime.createWireGate({ policy, overlay, pageSize: settings.pageSize, onError, onDecision: telemetry?.onDecision ?? logDecision });
       const upstreamName = describeUpstream(settings.upstream);
       const openUpstream = (downstream?: { readonly headers: Readonly<Record<string, string | string[] | undefined>> }) =>
         transports.openUpstreamTransport(settings.upstream, {
@@ -113,11 +122,13 @@ export const proxyCommand: Command = {
       }
       const watcher = settings.watch ? watchPolicy(io, policyName, wire, note) : undefined;
       if (decisionLog) note(`decision log: ${decisionLog.label}`);
+      if (telemetry) note(`telemetry: ${telemetry.description}`);
       await stop.done;
       watcher?.close();
       await stop.close();
       note('stopped');
     } finally {
+      await telemetry?.shutdown().catch((error: unknown) => note(`telemetry: ${error instanceof Error ? error.message : String(error)}`));
       logDecision?.flush();
       await decisionLog?.close();
     }
@@ -138,6 +149,7 @@ export interface ProxySettings extends UpstreamHeaderSettings {
   readonly sessionIdleTimeoutMs: number;
   readonly pageSize: number | undefined;
   readonly bearer: BearerSettings | undefined;
+  readonly otel: boolean;
 }
 
 function readSettings(args: ParsedArgs): ProxySettings {
@@ -181,6 +193,7 @@ function readSettings(args: ParsedArgs): ProxySettings {
     pageSize: pageSizeText === undefined ? undefined : readInteger(args, 'page-size', 1, 100_000, 0),
     bearer: readBearerSettings(args, command, { stdio }),
     ...readUpstreamHeaderSettings(args, command, { upstream, stdio }),
+    otel: args.flag('otel'),
   };
 }
 
