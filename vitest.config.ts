@@ -1,5 +1,42 @@
 import { availableParallelism } from 'node:os';
+import { relative } from 'node:path';
+import { BaseSequencer, type TestSpecification } from 'vitest/node';
 import { defineConfig } from 'vitest/config';
+
+/**
+ * The files that take longest, longest first (wall time in a full run on a 2-core machine). Workers
+ * take the next file as they free up, so a long file that starts late makes one worker finish
+ * alone while the other idles; started first, the long files overlap with the many short ones
+ * and both workers end together. vitest's own order (by the durations it caches, else by file
+ * size) decides among the rest and after a local run; a fresh clone, as in CI, has no cache.
+ */
+const longestFirst = [
+  'test/testing/server-invariants.test.ts',
+  'test/package/pack.test.ts',
+  'test/playground/playground.browser.test.ts',
+  'test/docs/readme-snippets.test.ts',
+  'test/testing/check-gate-invariants.test.ts',
+  'test/properties/check-policy.test.ts',
+  'test/testing/runners.test.ts',
+  'test/properties/decision-cache.test.ts',
+  'test/otel/serve-otel.test.ts',
+  'test/serve/process.test.ts',
+  'test/proxy/everything.test.ts',
+  'test/proxy/recording-stdio.test.ts',
+  'test/package/public-surface.test.ts',
+  'test/hostile/requests.test.ts',
+];
+
+class LongestFirstSequencer extends BaseSequencer {
+  override async sort(files: TestSpecification[]): Promise<TestSpecification[]> {
+    const rank = (file: TestSpecification) => {
+      const index = longestFirst.indexOf(relative(file.project.config.root, file.moduleId).replaceAll('\\', '/'));
+      return index === -1 ? longestFirst.length : index;
+    };
+    // Array.prototype.sort is stable: the rest keep vitest's order.
+    return (await super.sort(files)).sort((a, b) => rank(a) - rank(b));
+  }
+}
 
 export default defineConfig({
   test: {
@@ -18,6 +55,7 @@ export default defineConfig({
     // vitest's default leaves one core to its main process (one worker on a 2-core machine), but
     // here the main process is nearly idle and many files wait on child processes: use them all.
     maxWorkers: Math.max(2, availableParallelism()),
+    sequence: { sequencer: LongestFirstSequencer },
     reporters: ['default'],
   },
 });

@@ -1,47 +1,89 @@
-// dist/ built once per `vitest run` for the files that use the package as built (the README
-// snippets, the spawned bin), however many of them run and in whichever workers: the first to ask
-// builds, the others wait for its result. A bin spawned from dist/ starts in half the CPU time of
-// one run from src/ through tsx. A dist/ that a successful build left and nothing changed since
-// is used as it is (see isFresh), so running one file again costs no build.
+// The package as `npm run build` makes it (dist/: the compiled src/ and the playground page),
+// built once per `vitest run` for every file that uses the build (the README snippets, the spawned
+// bin, the playground, the packed tarball), however many of them run and in whichever workers:
+// the first to ask builds, the others wait for its result. A bin spawned from dist/ starts in half
+// the CPU time of one run from src/ through tsx. A dist/ that a successful build left and nothing
+// changed since is used as it is (see isFresh), so running one file again costs no build.
 import { execFile } from 'node:child_process';
-import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, statSync, utimesSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { inject } from 'vitest';
 
 const repositoryRoot = fileURLToPath(new URL('..', import.meta.url));
-const tsc = join(repositoryRoot, 'node_modules', 'typescript', 'bin', 'tsc');
+const distDirectory = join(repositoryRoot, 'dist');
 
-/** `npm run build` without its type check (`--noCheck`, half the CPU time): the sources are type-checked by `npm test`'s tsc, and the full build by test/package/pack.test.ts (prepack). */
-function buildDist(): Promise<string> {
+/**
+ * package.json's `build`, which the steps below follow (the pack test ships their output): when
+ * that script changes, so must they. tsc runs with `--noCheck` (half its CPU time), because
+ * `npm test`'s typecheck (`tsc -p tsconfig.json --noEmit`) already type-checks src/ under the same
+ * compiler options (tsconfig.build.json extends tsconfig.json and sets only where files go), and
+ * the emit-only errors the build could add (declarations, output paths) `--noCheck` still reports.
+ */
+const buildScript = 'tsc -p tsconfig.build.json && node scripts/build-playground.mjs';
+const buildSteps: readonly (readonly string[])[] = [
+  [join(repositoryRoot, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', join(repositoryRoot, 'tsconfig.build.json'), '--noCheck'],
+  [join(repositoryRoot, 'scripts', 'build-playground.mjs')],
+];
+
+/** Runs one step with node; resolves with what it printed, '' when it succeeded silently. */
+function runStep(args: readonly string[]): Promise<string> {
   return new Promise((resolve) => {
-    execFile(
-      process.execPath,
-      [tsc, '-p', join(repositoryRoot, 'tsconfig.build.json'), '--noCheck'],
-      { cwd: repositoryRoot, timeout: 120_000, encoding: 'utf8' },
-      (error, stdout, stderr) =>
-        // A failure that printed nothing (killed, not started) must not read as success.
-        resolve(stdout + stderr || (error ? String(error) : '')),
+    execFile(process.execPath, args, { cwd: repositoryRoot, timeout: 120_000, encoding: 'utf8' }, (error, stdout, stderr) =>
+      // A failure that printed nothing (killed, not started) must not read as success.
+      resolve(error ? `node ${args.join(' ')} failed: ${stdout + stderr || String(error)}` : stdout),
     );
   });
 }
 
+async function buildDist(): Promise<string> {
+  const { scripts } = JSON.parse(readFileSync(join(repositoryRoot, 'package.json'), 'utf8')) as { scripts: Record<string, string> };
+  if (scripts['build'] !== buildScript) return `test/built-dist.ts follows package.json's build script "${buildScript}", which is now "${scripts['build']}": update both`;
+  pruneStaleOutputs();
+  for (const step of buildSteps) {
+    const output = await runStep(step);
+    // build-playground.mjs reports its size on stderr; only a failure prints to stdout or fails.
+    if (output !== '') return output;
+  }
+  return '';
+}
+
 /** Written after a build that printed nothing; in node_modules, so a fresh install always builds. */
 const successStamp = join(repositoryRoot, 'node_modules', '.cache', 'mcp-gate', 'dist-build.ok');
-const buildInputs = ['tsconfig.json', 'tsconfig.build.json', 'package.json'].map((name) => join(repositoryRoot, name));
+const buildInputs = ['tsconfig.json', 'tsconfig.build.json', 'package.json', 'scripts/build-playground.mjs'];
+/** Folders whose every file the build reads: src/ (tsc and the page), the page's own sources, and the policy it preloads. */
+const inputFolders = ['src', 'playground', 'policies'];
+const pageFiles = ['playground/index.html', 'playground/playground.js'];
 
-/** Whether dist/ holds a successful build of every source as it is now: no source or config newer than the stamp, no output missing. */
+const sourcesOf = (folder: string) => readdirSync(join(repositoryRoot, folder), { recursive: true, encoding: 'utf8' }).map((path) => join(folder, path));
+
+/** What the build writes into dist/: a .js and a .d.ts per source of src/, and the page. */
+function expectedOutputs(): Set<string> {
+  const compiled = readdirSync(join(repositoryRoot, 'src'), { recursive: true, encoding: 'utf8' })
+    .filter((path) => path.endsWith('.ts') && !path.endsWith('.d.ts'))
+    .flatMap((path) => [`${path.slice(0, -'.ts'.length)}.js`, `${path.slice(0, -'.ts'.length)}.d.ts`]);
+  return new Set([...compiled, ...pageFiles].map((path) => join(distDirectory, path)));
+}
+
+/** Outputs of sources since deleted or renamed, and anything else a build would not write (a clean clone's dist/ has none). */
+function staleOutputs(expected: ReadonlySet<string>): string[] {
+  if (!existsSync(distDirectory)) return [];
+  return readdirSync(distDirectory, { recursive: true, encoding: 'utf8' })
+    .map((path) => join(distDirectory, path))
+    .filter((path) => !expected.has(path) && statSync(path).isFile());
+}
+
+function pruneStaleOutputs(): void {
+  for (const path of staleOutputs(expectedOutputs())) rmSync(path, { force: true });
+}
+
+/** Whether dist/ holds a successful build of every input as it is now: nothing newer than the stamp, no output missing, none left over. */
 function isFresh(): boolean {
   if (!existsSync(successStamp)) return false;
   const built = statSync(successStamp).mtimeMs;
-  const sources = readdirSync(join(repositoryRoot, 'src'), { recursive: true, encoding: 'utf8' }).filter((path) => path.endsWith('.ts') && !path.endsWith('.d.ts'));
-  return (
-    buildInputs.every((input) => statSync(input).mtimeMs <= built) &&
-    sources.every((path) => {
-      const output = join(repositoryRoot, 'dist', path.slice(0, -'.ts'.length));
-      return statSync(join(repositoryRoot, 'src', path)).mtimeMs <= built && existsSync(`${output}.js`) && existsSync(`${output}.d.ts`);
-    })
-  );
+  const inputs = [...buildInputs, ...inputFolders.flatMap(sourcesOf)].map((path) => join(repositoryRoot, path));
+  const expected = expectedOutputs();
+  return inputs.every((input) => statSync(input).mtimeMs <= built) && [...expected].every((output) => existsSync(output)) && staleOutputs(expected).length === 0;
 }
 
 async function buildUnlessFresh(): Promise<string> {
@@ -51,7 +93,7 @@ async function buildUnlessFresh(): Promise<string> {
   if (output === '') {
     mkdirSync(join(successStamp, '..'), { recursive: true });
     writeFileSync(successStamp, '');
-    // Stamped with the build's start, so a source saved while tsc ran counts as newer.
+    // Stamped with the build's start, so a source saved while the build ran counts as newer.
     utimesSync(successStamp, started / 1000, started / 1000);
   }
   return output;
@@ -86,7 +128,7 @@ async function buildOnceForRun(runDirectory: string): Promise<string> {
 /** Per run directory: files of one worker share modules (isolate: false), so they share the promise too. */
 const builds = new Map<string, Promise<string>>();
 
-/** Builds dist/ (once per run) and resolves with what tsc printed: '' when the build succeeded. */
+/** Builds dist/ (once per run) and resolves with what the build printed: '' when it succeeded. */
 export function buildDistOnce(): Promise<string> {
   const runDirectory = inject('runDirectory');
   let build = builds.get(runDirectory);
@@ -95,4 +137,7 @@ export function buildDistOnce(): Promise<string> {
 }
 
 /** The bin as installed: `node dist/cli/main.js` (call buildDistOnce first). */
-export const builtBin = join(repositoryRoot, 'dist', 'cli', 'main.js');
+export const builtBin = join(distDirectory, 'cli', 'main.js');
+
+/** The playground page as built: index.html and playground.js (call buildDistOnce first). */
+export const builtPage = join(distDirectory, 'playground');

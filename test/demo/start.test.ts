@@ -1,24 +1,24 @@
 import { execFile } from 'node:child_process';
 import { createServer, type Server } from 'node:net';
 import { fileURLToPath } from 'node:url';
-import { afterAll, beforeAll, describe, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { buildDistOnce } from '../built-dist.js';
 
 const repositoryRoot = fileURLToPath(new URL('../../', import.meta.url));
 
-/** `npm start` without the build: the demo's entry point under tsx, with PORT set. */
+/** `npm start` after its build (`npm run build && node dist/demo/start.js`), with PORT set: from this run's build (test/built-dist.ts). */
 function startDemo(port: string): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
-    const child = execFile(
-      process.execPath,
-      ['--import', 'tsx', 'src/demo/start.ts'],
-      { cwd: repositoryRoot, env: { ...process.env, PORT: port }, timeout: 30_000 },
-      (_error, stdout, stderr) => resolve({ code: child.exitCode, stdout, stderr }),
+    const child = execFile(process.execPath, ['dist/demo/start.js'], { cwd: repositoryRoot, env: { ...process.env, PORT: port }, timeout: 30_000 }, (_error, stdout, stderr) =>
+      resolve({ code: child.exitCode, stdout, stderr }),
     );
   });
 }
 
+beforeAll(async () => expect(await buildDistOnce(), 'npm run build --noCheck').toBe(''), 180_000);
+
 // Concurrent: each test only waits on its own demo processes.
-describe.concurrent('npm start (src/demo/start.ts)', () => {
+describe.concurrent('npm start (dist/demo/start.js)', () => {
   let busy: Server;
   let busyPort: number;
   beforeAll(async () => {

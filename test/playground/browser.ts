@@ -1,6 +1,6 @@
 // Shared by the playground's browser tests: Debian's chromium driven by playwright-core (never a
-// downloaded browser), the page built once, and `mcp-gate playground` run in-process.
-import { execFile } from 'node:child_process';
+// downloaded browser), the page built once per run (test/built-dist.ts), and `mcp-gate playground`
+// run in-process.
 import { existsSync, mkdtempSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -11,7 +11,6 @@ import { run, type CliIo } from '../../src/cli/run.js';
 import type { PlaygroundState } from '../../playground/src/model.js';
 
 export const repositoryRoot = fileURLToPath(new URL('../../', import.meta.url));
-export const builtPage = join(repositoryRoot, 'dist', 'playground');
 export const chromiumPath = '/usr/bin/chromium';
 
 /**
@@ -37,15 +36,6 @@ export interface PageGlobals {
     state(): PlaygroundState;
     readonly editor: { readonly state: { readonly doc: { toString(): string } } };
   };
-}
-
-/** Builds dist/playground as `npm run build:playground` does; resolves with what the script printed (on stderr). */
-export function buildPlayground(): Promise<string> {
-  return new Promise((resolve, reject) => {
-    execFile(process.execPath, [join(repositoryRoot, 'scripts', 'build-playground.mjs')], { cwd: repositoryRoot, timeout: 60_000 }, (error, stdout, stderr) =>
-      error ? reject(new Error(`build-playground failed: ${error.message}\n${stderr}`)) : resolve(`${stdout}${stderr}`.trim()),
-    );
-  });
 }
 
 /** A fresh profile directory each launch: no state from an earlier run, no network services. */

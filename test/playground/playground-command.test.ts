@@ -4,7 +4,8 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildPlayground, runCli, startCli, waitForUrl, type CliRun } from './browser.js';
+import { buildDistOnce } from '../built-dist.js';
+import { runCli, startCli, waitForUrl, type CliRun } from './browser.js';
 
 interface Answer {
   readonly status: number;
@@ -43,13 +44,13 @@ let policyPath: string;
 const hostilePolicy = `{ "version": 1, "default": "allow", "description": "</script><script>alert(1)</script>" }\n`;
 
 beforeAll(async () => {
-  await buildPlayground();
+  expect(await buildDistOnce(), 'npm run build --noCheck').toBe('');
   const directory = mkdtempSync(join(tmpdir(), 'mcp-gate-playground-command-'));
   policyPath = join(directory, 'policy.json');
   writeFileSync(policyPath, hostilePolicy);
   cli = startCli(['playground', '--policy', policyPath, '--manifest', 'policies/demo.manifest.json', '--port', '0']);
   url = await waitForUrl(cli);
-}, 60_000);
+}, 180_000);
 
 afterAll(async () => {
   if (cli) await cli.stop();

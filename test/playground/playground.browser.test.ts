@@ -20,7 +20,8 @@ import {
   type ManifestPrimitive,
   type PlaygroundState,
 } from '../../playground/src/model.js';
-import { buildPlayground, builtPage, launchChromium, repositoryRoot, runCli, startCli, waitForUrl, type CliRun, type PageGlobals } from './browser.js';
+import { buildDistOnce, builtPage } from '../built-dist.js';
+import { launchChromium, repositoryRoot, runCli, startCli, waitForUrl, type CliRun, type PageGlobals } from './browser.js';
 
 const demoPolicyText = readFileSync(join(repositoryRoot, 'policies', 'demo.json'), 'utf8');
 const demoPrimitives = (JSON.parse(readFileSync(join(repositoryRoot, 'policies', 'demo.manifest.json'), 'utf8')) as { primitives: ManifestPrimitive[] }).primitives;
@@ -89,8 +90,8 @@ beforeAll(async () => {
   workDirectory = mkdtempSync(join(tmpdir(), 'mcp-gate-playground-'));
   policyPath = join(workDirectory, 'team-policy.json');
   writeFileSync(policyPath, demoPolicyText);
-  const [built] = await Promise.all([buildPlayground(), launchChromium().then((context) => (browser = context))]);
-  console.log(built);
+  const [built] = await Promise.all([buildDistOnce(), launchChromium().then((context) => (browser = context))]);
+  expect(built, 'npm run build --noCheck').toBe('');
   cli = startCli(['playground', '--policy', policyPath, '--manifest', 'policies/demo.manifest.json', '--port', '0']);
   url = await waitForUrl(cli);
   page = await browser.newPage();
@@ -99,7 +100,7 @@ beforeAll(async () => {
   await page.goto(url);
   await page.waitForSelector('#status[data-state="ok"]', { timeout: 15_000 });
   expect(problems).toEqual([]);
-}, 90_000);
+}, 180_000);
 
 afterAll(async () => {
   await browser?.close();

@@ -1,10 +1,11 @@
-// The real `mcp-gate` bin (`node --import tsx src/cli/main.ts proxy --stdio`) in front of an
+// The real `mcp-gate` bin (`node dist/cli/main.js proxy --stdio`, this run's build) in front of an
 // upstream that writes every message it receives to stderr, which the proxy passes on to its own
 // stderr: the proof that nothing naming a hidden primitive reaches the upstream.
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { CreateMessageRequestSchema, ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { buildDistOnce, builtBin } from '../built-dist.js';
 import { rawAnswer, recordReceived, repositoryRoot, waitFor, type WireRecorder } from './harness.js';
 
 const upstreamCommand = `${process.execPath} test/wire/recording-upstream.mjs`;
@@ -19,12 +20,11 @@ describe('mcp-gate proxy --stdio in front of a recording upstream', () => {
   const received = (): unknown[] => [...stderr.matchAll(/mcp-gate proxy: upstream: received (.*)\n/g)].map((match) => JSON.parse(match[1]!) as unknown);
 
   beforeAll(async () => {
+    expect(await buildDistOnce(), 'npm run build --noCheck').toBe('');
     const transport = new StdioClientTransport({
       command: process.execPath,
       args: [
-        '--import',
-        'tsx',
-        'src/cli/main.ts',
+        builtBin,
         'proxy',
         '--stdio',
         '--policy',
@@ -44,7 +44,7 @@ describe('mcp-gate proxy --stdio in front of a recording upstream', () => {
     const recorded = recordReceived(transport);
     recorder = recorded;
     await client.connect(recorded.transport, { timeout: 60_000 });
-  }, 90_000);
+  }, 180_000);
 
   afterAll(async () => {
     await client?.close();
