@@ -1,0 +1,104 @@
+import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import { PolicyOptionError } from '../core/errors.js';
+import { createGate, internalsOf, isGate, type Gate, type GateOptions } from './gate.js';
+import { HandlerTakeover } from './handler-takeover.js';
+
+/** What mcp-gate uses of a FastMCP (fastmcp 4.x): its `connect` event, its sessions and `start`. */
+export interface FastMCPInstance {
+  on(event: 'connect', listener: (event: { session: FastMCPSessionInstance }) => void): unknown;
+  readonly sessions: readonly unknown[];
+  start(options?: unknown): Promise<void>;
+}
+
+/** What mcp-gate uses of a FastMCPSession: its low-level Server. */
+export interface FastMCPSessionInstance {
+  readonly server: Server;
+  close(): Promise<void>;
+}
+
+interface SessionClass {
+  prototype: { connect(this: FastMCPSessionInstance, transport: unknown): Promise<void> };
+}
+
+const gatedInstances = new WeakSet<object>();
+const heldClasses = new WeakSet<object>();
+
+/**
+ * Gates every session of a FastMCP (fastmcp 4.x): each session's low-level Server, with the
+ * same policy, per request. Call it before `start()` or `connect()`. Stateless HTTP is refused
+ * (fastmcp never announces those sessions, so none could be gated).
+ */
+export async function gateFastMCP(fastmcp: FastMCPInstance, options: GateOptions | Gate): Promise<Gate> {
+  const { FastMCP, FastMCPSession } = await import('fastmcp');
+  if (!(fastmcp instanceof FastMCP)) {
+    throw new PolicyOptionError('mcp-gate/lowlevel: gateFastMCP needs a FastMCP of the fastmcp package mcp-gate resolves (a second copy of fastmcp, or its CommonJS build, makes sessions mcp-gate cannot hold)');
+  }
+  if (gatedInstances.has(fastmcp)) throw new PolicyOptionError('mcp-gate/lowlevel: this FastMCP is already gated');
+  if (fastmcp.sessions.length > 0) throw new PolicyOptionError('mcp-gate/lowlevel: gate the FastMCP before start() or connect(): it already has sessions');
+  const gate = isGate(options) ? options : createGate(options);
+  const internals = internalsOf(gate);
+  holdSessionsOf(FastMCPSession as unknown as SessionClass);
+  gatedInstances.add(fastmcp);
+  fastmcp.on('connect', ({ session }) => {
+    const takeover = HandlerTakeover.existing(session.server);
+    if (takeover === undefined || takeover.decided) {
+      // Not held until now: it may have answered requests ungated. Fail closed.
+      internals.reportError(new PolicyOptionError('mcp-gate/lowlevel: a FastMCP session connected before it could be gated; it was closed'));
+      void session.close();
+      return;
+    }
+    internals.gateTakeover(takeover);
+  });
+  const instance: FastMCPInstance = fastmcp;
+  const start = instance.start;
+  instance.start = function startGated(this: FastMCPInstance, startOptions?: unknown) {
+    if (servesStatelessHttp(startOptions as StartOptions | undefined)) {
+      return Promise.reject(new PolicyOptionError('mcp-gate/lowlevel: a gated FastMCP cannot serve stateless HTTP: fastmcp announces no session there, so none would be gated'));
+    }
+    return start.call(this, startOptions);
+  };
+  return gate;
+}
+
+/**
+ * FastMCP announces a session (its `connect` event) only once the session is connected: over
+ * stdio, legacy SSE and `connect(transport)` that is after the client's `initialize`, so a
+ * request sent right after it would reach fastmcp's handlers first. So every FastMCPSession's
+ * gated requests wait from the moment it starts connecting until its FastMCP announced it: a
+ * gated FastMCP's `connect` listener gates it then; a session nobody claimed by the time the
+ * event loop turns (an ungated FastMCP's) is let through to its own handlers. The hook is on
+ * the class, installed once, and changes nothing else.
+ */
+function holdSessionsOf(sessionClass: SessionClass): void {
+  if (heldClasses.has(sessionClass)) return;
+  heldClasses.add(sessionClass);
+  const connect = sessionClass.prototype.connect;
+  sessionClass.prototype.connect = async function connectHeld(this: FastMCPSessionInstance, transport: unknown) {
+    const takeover = HandlerTakeover.of(this.server);
+    try {
+      return await connect.call(this, transport);
+    } finally {
+      setImmediate(() => {
+        if (!takeover.decided) takeover.decide(takeover.passThrough);
+      });
+    }
+  };
+}
+
+interface StartOptions {
+  transportType?: string;
+  httpStream?: { stateless?: boolean };
+}
+
+/** Whether `start(options)` serves stateless HTTP, resolved as fastmcp 4.20's #parseRuntimeConfig does (options, then argv, then environment). */
+function servesStatelessHttp(options: StartOptions | undefined): boolean {
+  const args = process.argv.slice(2);
+  const argument = (name: string) => {
+    const index = args.indexOf(`--${name}`);
+    return index !== -1 && index + 1 < args.length ? args[index + 1] : undefined;
+  };
+  const transportArgument = argument('transport');
+  const transportType = options?.transportType || (transportArgument === 'http-stream' ? 'httpStream' : transportArgument) || process.env['FASTMCP_TRANSPORT'] || 'stdio';
+  if (transportType !== 'httpStream') return false;
+  return Boolean(options?.httpStream?.stateless || argument('stateless') === 'true' || process.env['FASTMCP_STATELESS'] === 'true');
+}
