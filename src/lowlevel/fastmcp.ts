@@ -1,10 +1,18 @@
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { PolicyOptionError } from '../core/errors.js';
-import { createGate, internalsOf, isGate, type Gate, type GateOptions } from './gate.js';
+import { RelayedError } from '../wire/relayed-error.js';
+import { createGate, internalsOf, isGate, type ErrorRewrite, type Gate, type GateOptions } from './gate.js';
 import { HandlerTakeover } from './handler-takeover.js';
 
-/** What mcp-gate uses of a FastMCP (fastmcp 4.x): its `connect` event, its sessions and `start`. */
+/** A FastMCP of fastmcp 4.x (checked at run time: `instanceof` the FastMCP mcp-gate resolves). */
 export interface FastMCPInstance {
+  on(...args: never[]): unknown;
+  readonly sessions: readonly unknown[];
+  start(...args: never[]): Promise<void>;
+}
+
+/** What mcp-gate uses of a FastMCP: its `connect` event, its sessions and `start`. */
+interface FastMCPParts {
   on(event: 'connect', listener: (event: { session: FastMCPSessionInstance }) => void): unknown;
   readonly sessions: readonly unknown[];
   start(options?: unknown): Promise<void>;
@@ -28,10 +36,13 @@ const heldClasses = new WeakSet<object>();
  * same policy, per request. Call it before `start()` or `connect()`. Stateless HTTP is refused
  * (fastmcp never announces those sessions, so none could be gated).
  */
-export async function gateFastMCP(fastmcp: FastMCPInstance, options: GateOptions | Gate): Promise<Gate> {
+export async function gateFastMCP(instance: FastMCPInstance, options: GateOptions | Gate): Promise<Gate> {
   const { FastMCP, FastMCPSession } = await import('fastmcp');
-  if (!(fastmcp instanceof FastMCP)) {
-    throw new PolicyOptionError('mcp-gate/lowlevel: gateFastMCP needs a FastMCP of the fastmcp package mcp-gate resolves (a second copy of fastmcp, or its CommonJS build, makes sessions mcp-gate cannot hold)');
+  const fastmcp = instance as unknown as FastMCPParts;
+  if (!(instance instanceof FastMCP)) {
+    throw new PolicyOptionError(
+      'mcp-gate/lowlevel: gateFastMCP needs a FastMCP of the fastmcp package mcp-gate resolves (a second copy of fastmcp, or its CommonJS build, makes sessions mcp-gate cannot hold)',
+    );
   }
   if (gatedInstances.has(fastmcp)) throw new PolicyOptionError('mcp-gate/lowlevel: this FastMCP is already gated');
   if (fastmcp.sessions.length > 0) throw new PolicyOptionError('mcp-gate/lowlevel: gate the FastMCP before start() or connect(): it already has sessions');
@@ -47,13 +58,14 @@ export async function gateFastMCP(fastmcp: FastMCPInstance, options: GateOptions
       void session.close();
       return;
     }
-    internals.gateTakeover(takeover);
+    internals.gateTakeover(takeover, scrubAvailableResources);
   });
-  const instance: FastMCPInstance = fastmcp;
-  const start = instance.start;
-  instance.start = function startGated(this: FastMCPInstance, startOptions?: unknown) {
+  const start = fastmcp.start;
+  fastmcp.start = function startGated(this: FastMCPParts, startOptions?: unknown) {
     if (servesStatelessHttp(startOptions as StartOptions | undefined)) {
-      return Promise.reject(new PolicyOptionError('mcp-gate/lowlevel: a gated FastMCP cannot serve stateless HTTP: fastmcp announces no session there, so none would be gated'));
+      return Promise.reject(
+        new PolicyOptionError('mcp-gate/lowlevel: a gated FastMCP cannot serve stateless HTTP: fastmcp announces no session there, so none would be gated'),
+      );
     }
     return start.call(this, startOptions);
   };
@@ -102,3 +114,19 @@ function servesStatelessHttp(options: StartOptions | undefined): boolean {
   if (transportType !== 'httpStream') return false;
   return Boolean(options?.httpStream?.stateless || argument('stateless') === 'true' || process.env['FASTMCP_STATELESS'] === 'true');
 }
+
+/**
+ * fastmcp 4.20 answers a read of a URI it serves from no resource or template with every
+ * static resource's URI: `Resource not found: 'URI'. Available resources: a, b` — hidden ones
+ * too, to any caller, for any unknown URI. The gate puts in their place the URIs this caller
+ * may see, in fastmcp's order, so the answer is the one a server without the hidden resources
+ * gives (test/lowlevel/fastmcp.test.ts compares the bytes).
+ */
+const scrubAvailableResources: ErrorRewrite = async (method, params, error, visibleKeys) => {
+  const uri = params?.['uri'];
+  if (method !== 'resources/read' || typeof uri !== 'string' || !(error instanceof RelayedError)) return error;
+  const prefix = `MCP error ${error.code}: Resource not found: '${uri}'. Available resources: `;
+  if (!error.message.startsWith(prefix)) return error;
+  const visible = await visibleKeys('resource');
+  return new RelayedError(error.code, prefix + (visible.join(', ') || 'none'), error.data);
+};

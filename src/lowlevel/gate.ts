@@ -1,5 +1,6 @@
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import type { PrimitiveKind } from '../core/context.js';
 import { PolicyOptionError } from '../core/errors.js';
 import type { PolicyDocument } from '../core/policy/schema.js';
 import type { Policy } from '../core/policy/types.js';
@@ -32,7 +33,7 @@ export interface Gate {
 
 interface GateInternals {
   /** Gates a server whose handlers are already taken over, connected or not (fastmcp.ts holds its requests until then). */
-  readonly gateTakeover: (takeover: HandlerTakeover) => void;
+  readonly gateTakeover: (takeover: HandlerTakeover, rewriteError?: ErrorRewrite) => void;
   readonly reportError: (error: Error) => void;
 }
 
@@ -63,7 +64,7 @@ export function createGate(options: GateOptions): Gate {
     },
   };
   internalsOfGates.set(created, {
-    gateTakeover: (takeover) => gateHandlers(takeover, wire, options.onError),
+    gateTakeover: (takeover, rewriteError) => gateHandlers(takeover, wire, options.onError, rewriteError),
     reportError: (error) => options.onError?.(error),
   });
   return created;
@@ -95,7 +96,18 @@ const listMethods: ReadonlySet<string> = new Set(['tools/list', 'prompts/list', 
  * list handler is replaced; the server's own list_changed goes to the client only when the
  * list it sees changed, and `resources/updated` only for resources it may see (as the proxy).
  */
-export function gateHandlers(takeover: HandlerTakeover, wire: WireGate, onError: ((error: Error) => void) | undefined): void {
+/**
+ * Rewrites the framework's error for a request before it goes to the client, for a framework
+ * whose errors name primitives the caller may not see. `visibleKeys` gives this caller's.
+ */
+export type ErrorRewrite = (
+  method: string,
+  params: Record<string, unknown> | undefined,
+  error: unknown,
+  visibleKeys: (kind: PrimitiveKind) => Promise<string[]>,
+) => Promise<unknown>;
+
+export function gateHandlers(takeover: HandlerTakeover, wire: WireGate, onError: ((error: Error) => void) | undefined, rewriteError?: ErrorRewrite): void {
   const server = takeover.server;
   const upstream = new InProcessUpstream(server, (method) => takeover.handlerOf(method));
   const send = server.notification.bind(server);
@@ -128,6 +140,11 @@ export function gateHandlers(takeover: HandlerTakeover, wire: WireGate, onError:
   takeover.decide(async function answerGated(method, request, extra) {
     const live = await attach();
     upstream.serve(extra);
-    return live.handle({ method, params: request.params, id: extra.requestId }, contextInputOf(method, extra, server), { signal: extra.signal });
+    const input = contextInputOf(method, extra, server);
+    try {
+      return await live.handle({ method, params: request.params, id: extra.requestId }, input, { signal: extra.signal });
+    } catch (error) {
+      throw rewriteError === undefined ? error : await rewriteError(method, request.params, error, (kind) => live.visibleKeys(kind, input));
+    }
   });
 }
