@@ -43,7 +43,6 @@ export class HandlerTakeover {
 
   private constructor(server: Server) {
     this.server = server;
-    const takeover = this;
     const table = handlerTableOf(server);
     const set = table.set;
     const remove = table.delete;
@@ -61,16 +60,16 @@ export class HandlerTakeover {
     const changed = (method: string) => {
       for (const listener of this.#onChange) listener(method);
     };
-    table.set = function setBehindGate(method: string, handler: StoredHandler) {
-      if (!gatedMethods.has(method)) return set.call(this, method, handler);
-      takeover.#handlers.set(method, handler);
-      set.call(this, method, frontOf(method));
+    table.set = (method: string, handler: StoredHandler) => {
+      if (!gatedMethods.has(method)) return set.call(table, method, handler);
+      this.#handlers.set(method, handler);
+      set.call(table, method, frontOf(method));
       changed(method);
-      return this;
+      return table;
     };
-    table.delete = function deleteBehindGate(method: string) {
-      if (gatedMethods.has(method) && takeover.#handlers.delete(method)) changed(method);
-      return remove.call(this, method);
+    table.delete = (method: string) => {
+      if (gatedMethods.has(method) && this.#handlers.delete(method)) changed(method);
+      return remove.call(table, method);
     };
   }
 

@@ -98,9 +98,9 @@ async function connect(served: Served): Promise<{ client: Client; raw(method: st
   clients.push(client);
   const received: string[] = [];
   const deliver = transport.onmessage!;
-  transport.onmessage = (message, extra) => {
+  transport.onmessage = (message) => {
     received.push(JSON.stringify(message));
-    deliver(message, extra);
+    deliver(message);
   };
   return {
     client,
