@@ -3,10 +3,11 @@
 // the same fastmcp server built without them.
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
-import { ResultSchema } from '@modelcontextprotocol/sdk/types.js';
+import { ResultSchema, ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import { FastMCP } from 'fastmcp';
 import { z } from 'zod';
 import { afterAll, describe, expect, it } from 'vitest';
+import { PolicyOptionError } from '../../src/core/errors.js';
 import { gateFastMCP, type DecisionEvent } from '../../src/lowlevel/index.js';
 
 const policy = {
@@ -133,6 +134,18 @@ describe('gateFastMCP', () => {
     expect((await admin.client.listTools()).tools.find((tool) => tool.name === 'secret-tool')?._meta).toBeUndefined();
   });
 
+  it('gates a request sent right after initialize, before fastmcp announces the session', async () => {
+    const [clientTransport, serverTransport] = InMemoryTransport.createLinkedPair();
+    const client = new Client({ name: 'visitor', version: '1.0.0' });
+    sessions.push(client);
+    // fastmcp's connect() resolves (and emits `connect`) only after polling for the client's capabilities.
+    const announced = gated.connect(serverTransport);
+    await client.connect(clientTransport);
+    const early = client.listTools();
+    expect(names((await early).tools)).toEqual(['public-tool']);
+    await announced;
+  });
+
   it('lists exactly what the same server without the hidden primitives lists', async () => {
     const visitor = await connect(gated, 'visitor');
     const plain = await connect(reference, 'visitor');
@@ -193,5 +206,29 @@ describe('gateFastMCP', () => {
     expect(call?.context.client.name).toBe('visitor');
     expect(typeof call?.requestId).toBe('number');
     expect(errors).toEqual([]);
+  });
+
+  it('tells a session about a list change only when the list it sees changed', async () => {
+    const visitor = await connect(gated, 'visitor');
+    const admin = await connect(gated, 'admin');
+    await visitor.client.listTools();
+    await admin.client.listTools();
+    const adminNotified = new Promise<void>((resolve) => admin.client.setNotificationHandler(ToolListChangedNotificationSchema, () => resolve()));
+    gated.addTool({ name: 'secret-later', _meta: { 'mcp-gate': { groups: ['secret'] } }, execute: async () => 'later' });
+    await adminNotified;
+    expect(names((await admin.client.listTools()).tools)).toEqual(['public-tool', 'secret-later', 'secret-tool']);
+    expect(names((await visitor.client.listTools()).tools)).toEqual(['public-tool']);
+    expect(visitor.received.filter((text) => text.includes('list_changed'))).toEqual([]);
+    expect(admin.received.filter((text) => text.includes('list_changed'))).toHaveLength(1);
+  });
+
+  it('refuses what it cannot gate: stateless HTTP, a FastMCP with sessions, a second gate', async () => {
+    await expect(gated.start({ transportType: 'httpStream', httpStream: { port: 0, host: '127.0.0.1', stateless: true } })).rejects.toThrow(
+      new PolicyOptionError('mcp-gate/lowlevel: a gated FastMCP cannot serve stateless HTTP: fastmcp announces no session there, so none would be gated'),
+    );
+    await expect(gateFastMCP(gated, { policy })).rejects.toThrow(new PolicyOptionError('mcp-gate/lowlevel: this FastMCP is already gated'));
+    await expect(gateFastMCP(reference, { policy })).rejects.toThrow(
+      new PolicyOptionError('mcp-gate/lowlevel: gate the FastMCP before start() or connect(): it already has sessions'),
+    );
   });
 });
