@@ -37,7 +37,11 @@ const heldClasses = new WeakSet<object>();
  * (fastmcp never announces those sessions, so none could be gated).
  */
 export async function gateFastMCP(instance: FastMCPInstance, options: GateOptions | Gate): Promise<Gate> {
-  const { FastMCP, FastMCPSession } = await import('fastmcp');
+  const { FastMCP, FastMCPSession } = await import('fastmcp').catch((error: unknown) => {
+    throw new PolicyOptionError('mcp-gate/lowlevel: gateFastMCP needs the fastmcp package, which cannot be loaded; install it with: npm install "fastmcp@^4.20.0"', {
+      cause: error,
+    });
+  });
   const fastmcp = instance as unknown as FastMCPParts;
   if (!(instance instanceof FastMCP)) {
     throw new PolicyOptionError(
