@@ -2,7 +2,7 @@ import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { PolicyOptionError } from '../core/errors.js';
 import { RelayedError } from '../wire/relayed-error.js';
 import { createGate, internalsOf, isGate, type ErrorRewrite, type Gate, type GateOptions } from './gate.js';
-import { HandlerTakeover } from './handler-takeover.js';
+import { gatedMethods, HandlerTakeover } from './handler-takeover.js';
 
 /** A FastMCP of fastmcp 4.x (checked at run time: `instanceof` the FastMCP mcp-gate resolves). */
 export interface FastMCPInstance {
@@ -91,6 +91,7 @@ function holdSessionsOf(sessionClass: SessionClass): void {
   const connect = sessionClass.prototype.connect;
   sessionClass.prototype.connect = async function connectHeld(this: FastMCPSessionInstance, transport: unknown) {
     const takeover = HandlerTakeover.of(this.server);
+    if (transport !== null && typeof transport === 'object') takeover.transportRequest = keepTransportRequests(transport);
     try {
       return await connect.call(this, transport);
     } finally {
@@ -98,6 +99,51 @@ function holdSessionsOf(sessionClass: SessionClass): void {
         if (!takeover.decided) takeover.decide(takeover.passThrough);
       });
     }
+  };
+}
+
+/** At most this many requests' HTTP requests are kept waiting to be read (a gated request reads its own once). */
+const maxKeptRequests = 1_000;
+
+/**
+ * fastmcp 4.20 serves HTTP through mcp-proxy 6.7, whose transport is the v2 SDK's: it hands each
+ * message with `{ request }` (the fetch Request), and the v1 Server's Protocol passes on only
+ * `requestInfo`, so no handler sees a header. This keeps the Request of each gated JSON-RPC
+ * request by id, from the transport's `onmessage`, for the gate's context alone.
+ */
+function keepTransportRequests(transport: object): (id: unknown) => unknown {
+  const kept = new Map<unknown, unknown>();
+  let deliver: ((message: unknown, info?: unknown) => void) | undefined;
+  const keepAndDeliver = (message: unknown, info?: unknown) => {
+    const request = (info as { request?: unknown } | undefined)?.request;
+    const { id, method } = (message ?? {}) as { id?: unknown; method?: unknown };
+    if (request !== undefined && id !== undefined && typeof method === 'string' && gatedMethods.has(method)) {
+      if (kept.size >= maxKeptRequests) kept.delete(kept.keys().next().value);
+      kept.set(id, request);
+    }
+    deliver?.(message, info);
+  };
+  // The transport's own `onmessage` may be an accessor (mcp-proxy's Node transport forwards it to the web-standard one): keep using it.
+  let descriptor: PropertyDescriptor | undefined;
+  for (let owner: object | null = transport; owner !== null && descriptor === undefined; owner = Object.getPrototypeOf(owner) as object | null) {
+    descriptor = Object.getOwnPropertyDescriptor(owner, 'onmessage');
+  }
+  let stored: unknown = descriptor?.value;
+  Object.defineProperty(transport, 'onmessage', {
+    configurable: true,
+    enumerable: true,
+    get: () => (descriptor?.get ? descriptor.get.call(transport) : stored),
+    set: (handler: typeof deliver) => {
+      deliver = handler;
+      const value = handler === undefined ? undefined : keepAndDeliver;
+      if (descriptor?.set) descriptor.set.call(transport, value);
+      else stored = value;
+    },
+  });
+  return (id) => {
+    const request = kept.get(id);
+    kept.delete(id);
+    return request;
   };
 }
 

@@ -140,7 +140,7 @@ export function gateHandlers(takeover: HandlerTakeover, wire: WireGate, onError:
   takeover.decide(async function answerGated(method, request, extra) {
     const live = await attach();
     upstream.serve(extra);
-    const input = contextInputOf(method, extra, server);
+    const input = contextInputOf(method, extra, server, takeover.transportRequest);
     try {
       return await live.handle({ method, params: request.params, id: extra.requestId }, input, { signal: extra.signal });
     } catch (error) {

@@ -39,6 +39,8 @@ export class HandlerTakeover {
   readonly #handlers = new Map<string, StoredHandler>();
   readonly #onChange: Set<(method: string) => void> = new Set();
   #dispatch: Dispatch | undefined;
+  /** The HTTP request a transport gave with a JSON-RPC request, where the SDK's Protocol drops it (fastmcp.ts). */
+  transportRequest: ((id: unknown) => unknown) | undefined;
   #waiting: (() => void)[] = [];
 
   private constructor(server: Server) {

@@ -24,6 +24,7 @@ async function freePort(): Promise<number> {
 }
 
 let role = 'reader';
+const endpoints = new Set<string>();
 const ran: string[] = [];
 const fastmcp = new FastMCP({
   name: 'http-test',
@@ -37,7 +38,7 @@ fastmcp.addTool({ name: 'write-note', _meta: { 'mcp-gate': { groups: ['write'] }
 let client: Client;
 
 beforeAll(async () => {
-  await gateFastMCP(fastmcp, { policy });
+  await gateFastMCP(fastmcp, { policy, onDecision: (event) => endpoints.add(event.context.request.endpoint) });
   const port = await freePort();
   await fastmcp.start({ transportType: 'httpStream', httpStream: { port, host: '127.0.0.1', endpoint: '/mcp' } });
   client = new Client({ name: 'http-client', version: '1.0.0' });
@@ -64,5 +65,6 @@ describe('gateFastMCP over fastmcp HTTP', () => {
     expect((await client.listTools()).tools.map((tool) => tool.name)).toEqual(['read-note', 'write-note']);
     expect(await client.callTool({ name: 'write-note', arguments: {} })).toEqual({ content: [{ type: 'text', text: 'written' }] });
     expect(ran).toEqual(['write-note']);
+    expect([...endpoints]).toEqual(['/mcp']);
   });
 });
