@@ -90,13 +90,6 @@ const listChangedMethods: ReadonlySet<string> = new Set(['notifications/tools/li
 const listMethods: ReadonlySet<string> = new Set(['tools/list', 'prompts/list', 'resources/list', 'resources/templates/list']);
 
 /**
- * Answers the server's gated methods through the wire binding, the framework's handlers
- * standing in for the upstream. The session's lists are read on its first gated request (so
- * handlers set after `gate()` are there), and again when the server says a list changed or a
- * list handler is replaced; the server's own list_changed goes to the client only when the
- * list it sees changed, and `resources/updated` only for resources it may see (as the proxy).
- */
-/**
  * Rewrites the framework's error for a request before it goes to the client, for a framework
  * whose errors name primitives the caller may not see. `visibleKeys` gives this caller's.
  */
@@ -107,6 +100,13 @@ export type ErrorRewrite = (
   visibleKeys: (kind: PrimitiveKind) => Promise<string[]>,
 ) => Promise<unknown>;
 
+/**
+ * Answers the server's gated methods through the wire binding, the framework's handlers
+ * standing in for the upstream. The session's lists are read on its first gated request (so
+ * handlers set after `gate()` are there), and again when the server says a list changed or a
+ * list handler is replaced; the server's own list_changed goes to the client only when the
+ * list it sees changed, and `resources/updated` only for resources it may see (as the proxy).
+ */
 export function gateHandlers(takeover: HandlerTakeover, wire: WireGate, onError: ((error: Error) => void) | undefined, rewriteError?: ErrorRewrite): void {
   const server = takeover.server;
   const upstream = new InProcessUpstream(server, (method) => takeover.handlerOf(method));
@@ -121,7 +121,14 @@ export function gateHandlers(takeover: HandlerTakeover, wire: WireGate, onError:
         notify: (list) => send({ method: `notifications/${list}/list_changed` }),
         isOpen: () => server.transport !== undefined,
       })
-      .then((attached) => (connection = attached)));
+      .then(
+        (attached) => (connection = attached),
+        (error: unknown) => {
+          // Reading the lists failed (a list handler broke): this request fails, the next one reads them again.
+          attaching = undefined;
+          throw error;
+        },
+      ));
 
   server.notification = function notifyThroughGate(notification, options) {
     if (listChangedMethods.has(notification.method)) {
