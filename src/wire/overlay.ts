@@ -17,6 +17,7 @@ export const overlayDocumentSchema = z.strictObject({
   metadata: z.record(z.string().regex(keyPattern, keyMessage), primitiveAnnotationSchema),
 });
 
+/** An overlay file's contents: `metadata` keyed by `tool:GLOB`, `prompt:GLOB`, `resource:GLOB` or `template:GLOB`. */
 export type OverlayDocument = z.infer<typeof overlayDocumentSchema>;
 
 const kindsByPrefix: Readonly<Record<string, PrimitiveKind>> = { tool: 'tool', prompt: 'prompt', resource: 'resource', template: 'resourceTemplate' };

@@ -206,6 +206,16 @@ export class WireConnection implements GatedSession {
     return listed;
   }
 
+  /**
+   * The keys (names; URIs for resources) of the primitives of one kind this request may see, in
+   * the upstream's order, with no decision event: for a binding that must rewrite an answer in
+   * which the upstream names its primitives (src/lowlevel/fastmcp.ts).
+   */
+  async visibleKeys(kind: PrimitiveKind, input: RequestContextInput): Promise<string[]> {
+    const gated = await this.#begin({ method: upstreamLists[kind].method }, input);
+    return gated.view.visibleEntries(gated.catalog, kind, gated.context, gated.view.cacheKey(gated.catalog, gated.context)).map((entry) => entry.key);
+  }
+
   async #callTool(request: WireRequest, input: RequestContextInput, options: ForwardOptions): Promise<unknown> {
     const name = request.params?.['name'];
     // Without a name it names no primitive: the upstream rejects it as it would.

@@ -17,6 +17,7 @@ const entryPoints = {
   './testing': 'src/testing/index.ts',
   './otel': 'src/otel/index.ts',
   './openfeature': 'src/openfeature/index.ts',
+  './lowlevel': 'src/lowlevel/index.ts',
 } as const;
 
 type EntryPoint = keyof typeof entryPoints;
@@ -155,6 +156,20 @@ const expectedExports: Record<EntryPoint, readonly string[]> = {
     'WatchPolicyFlagOptions',
     'readPolicyFlag',
     'watchPolicyFlag',
+  ],
+  './lowlevel': [
+    'DecisionEvent',
+    'FastMCPInstance',
+    'FastMCPSessionInstance',
+    'Gate',
+    'GateOptions',
+    'MissingCapabilities',
+    'Overlay',
+    'OverlayDocument',
+    'compileOverlay',
+    'createGate',
+    'gate',
+    'gateFastMCP',
   ],
 };
 
