@@ -8,6 +8,7 @@ import { startHttpHost, type HttpHost } from '../serve/http-host.js';
 import { aborted, serveOverStdio, withTimeout, type Serving } from '../serve/lifetime.js';
 import { createWireGate, type WireGate, type WireGateOptions } from '../wire/wire-gate.js';
 import { createProxySession } from './proxy-session.js';
+import { UpstreamSupervisor } from './supervisor.js';
 
 export { createWireGate };
 export type { Serving, WireGate, WireGateOptions };
@@ -55,8 +56,10 @@ export async function serveProxyHttp(
   signal: AbortSignal,
   onError: (error: unknown) => void,
 ): Promise<Serving & { readonly host: HttpHost }> {
+  // One restart back-off for all sessions: a crashing upstream command is not spawned once per client in a tight loop.
+  const supervisor = new UpstreamSupervisor();
   const host = await startHttpHost({
-    createServer: () => createProxySession({ wire, openUpstream, onError }),
+    createServer: () => createProxySession({ wire, openUpstream, onError, supervisor }),
     // The wire gate attaches to each session's upstream when its initialize arrives.
     gate: { install() {} },
     port: settings.port,
