@@ -10,14 +10,7 @@ import {
   type ClientCapabilities,
   type Implementation,
 } from '@modelcontextprotocol/sdk/types.js';
-import {
-  createPlannedRequestContext,
-  wholeContext,
-  type PrimitiveKind,
-  type PrimitiveMetadata,
-  type RequestContext,
-  type RequestContextInput,
-} from '../core/context.js';
+import { createPlannedRequestContext, wholeContext, type PrimitiveKind, type PrimitiveMetadata, type RequestContext, type RequestContextInput } from '../core/context.js';
 import type { Policy } from '../core/policy/types.js';
 import { authOfToken } from '../adapter/token-auth.js';
 import type { ListKind } from '../adapter/list-changes.js';
@@ -59,7 +52,10 @@ const everyCapability = {
 const upstreamUnavailable = () => new RelayedError(ErrorCode.InternalError, 'The upstream server is not available');
 /** What a request waiting on an upstream session that ended is answered. */
 const upstreamWentAway = () =>
-  new RelayedError(ErrorCode.InternalError, 'The upstream server went away before answering this request (it may have acted on it); the next request opens a new upstream session');
+  new RelayedError(
+    ErrorCode.InternalError,
+    'The upstream server went away before answering this request (it may have acted on it); the next request opens a new upstream session',
+  );
 
 /** One upstream session of a downstream session: replaced by a new one when it ends. */
 interface UpstreamLink {
@@ -169,7 +165,9 @@ export function createProxySession(options: ProxySessionOptions): Server {
       if (closed) return;
       const waitMs = supervisor.failed(Date.now() - link.startedAt);
       options.onError(
-        new Error(`the upstream session ended after ${Date.now() - link.startedAt} ms; the downstream session's next request opens a new one${waitMs > 0 ? ` (in ${waitMs} ms at the earliest)` : ''}`),
+        new Error(
+          `the upstream session ended after ${Date.now() - link.startedAt} ms; the downstream session's next request opens a new one${waitMs > 0 ? ` (in ${waitMs} ms at the earliest)` : ''}`,
+        ),
       );
     };
     try {
