@@ -6,7 +6,9 @@ import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { serveProxyHttp, createWireGate } from '../../src/proxy/proxy-runtime.js';
+import { readFileSync } from 'node:fs';
+import { ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
+import { serveProxyHttp, createWireGate, type WireGateOptions } from '../../src/proxy/proxy-runtime.js';
 import { UpstreamSupervisor } from '../../src/proxy/supervisor.js';
 import { openUpstreamTransport } from '../../src/proxy/upstream-transport.js';
 import { startEverythingHttp, type EverythingHttpUpstream } from './everything-http-upstream.js';
@@ -55,10 +57,10 @@ interface RunningSupervisedProxy {
   close(): Promise<void>;
 }
 
-async function startSupervisedProxy(openUpstream: () => Transport): Promise<RunningSupervisedProxy> {
+async function startSupervisedProxy(openUpstream: () => Transport, gateOptions: Partial<WireGateOptions> = {}): Promise<RunningSupervisedProxy> {
   const errors: string[] = [];
   const onError = (error: unknown) => void errors.push(error instanceof Error ? error.message : String(error));
-  const wire = createWireGate({ policy: allowAll, onError });
+  const wire = createWireGate({ policy: allowAll, onError, ...gateOptions });
   const controller = new AbortController();
   const serving = await serveProxyHttp(wire, openUpstream, { port: 0, maxSessions: 10, sessionIdleTimeoutMs: 0 }, controller.signal, onError);
   return {
@@ -166,5 +168,63 @@ describe('mcp-gate proxy when a Streamable HTTP upstream stops answering', () =>
     // Back on the same port: the same downstream session opens a new upstream session.
     upstream = await startEverythingHttp(Number(upstream.url.port));
     expect(await echo(client, 'reconnected')).toContain('reconnected');
+  });
+});
+
+describe('mcp-gate proxy restarting a recording upstream', () => {
+  let proxy: RunningSupervisedProxy;
+  /** Per upstream process: its transport and the messages it received (its stderr). */
+  const upstreams: { transport: StdioClientTransport; received: unknown[] }[] = [];
+  let client: Client;
+  const listChanged: number[] = [];
+
+  beforeAll(async () => {
+    const readJson = (path: string) => JSON.parse(readFileSync(`${repositoryRoot}/${path}`, 'utf8')) as never;
+    proxy = await startSupervisedProxy(
+      () => {
+        const received: unknown[] = [];
+        const transport = openUpstreamTransport(
+          { kind: 'command', command: process.execPath, args: ['test/wire/recording-upstream.mjs'] },
+          { cwd: repositoryRoot, onStderrLine: (line) => void (line.startsWith('received ') && received.push(JSON.parse(line.slice('received '.length)))) },
+        ) as StdioClientTransport;
+        upstreams.push({ transport, received });
+        return transport;
+      },
+      { policy: readJson('test/proxy/fixtures/admin-only.policy.json'), overlay: readJson('test/proxy/fixtures/recording.overlay.json') },
+    );
+    client = await connect(proxy.url, 'visitor-client');
+    client.setNotificationHandler(ToolListChangedNotificationSchema, () => void listChanged.push(Date.now()));
+  }, 60_000);
+
+  afterAll(async () => {
+    await client?.close();
+    await proxy?.close();
+  });
+
+  it('initializes the new upstream as the client did, replays its subscriptions and log level through the gate, and reports the lists that changed', async () => {
+    await client.setLoggingLevel('debug');
+    await client.subscribeResource({ uri: 'test://docs/public' });
+    // Hidden: answered as unknown, and replayed as a probe, never by name.
+    await client.subscribeResource({ uri: 'test://docs/secret' }).catch(() => undefined);
+    await client.callTool({ name: 'add-public-tool', arguments: {} });
+    await waitFor('list_changed for the added tool', () => (listChanged.length === 1 ? true : undefined), 10_000);
+    expect((await client.listTools()).tools.map((tool) => tool.name)).toContain('public-late-1');
+
+    process.kill(upstreams[0]!.transport.pid!, 'SIGKILL');
+    await waitFor('the proxy to see the upstream end', () => (proxy.errors.some((message) => message.includes('the upstream session ended')) ? true : undefined), 10_000);
+    // The next request opens a new upstream session; the new process has no public-late-1.
+    expect((await client.listTools()).tools.map((tool) => tool.name)).not.toContain('public-late-1');
+    expect(upstreams).toHaveLength(2);
+    await waitFor('list_changed after the restart', () => (listChanged.length === 2 ? true : undefined), 10_000);
+
+    const received = upstreams[1]!.received as { method?: string; params?: Record<string, unknown> }[];
+    const initialize = received.find((message) => message.method === 'initialize');
+    expect(initialize?.params?.['clientInfo']).toEqual({ name: 'visitor-client', version: '1.0.0' });
+    expect(received.filter((message) => message.method === 'logging/setLevel').map((message) => message.params)).toEqual([{ level: 'debug' }]);
+    const subscribed = received.filter((message) => message.method === 'resources/subscribe').map((message) => message.params?.['uri']);
+    expect(subscribed).toHaveLength(2);
+    expect(subscribed[0]).toBe('test://docs/public');
+    expect(subscribed[1]).toMatch(/^test:\/\/mcp-gate-probe\.invalid\//);
+    expect(JSON.stringify(received)).not.toContain('secret');
   });
 });
