@@ -145,7 +145,8 @@ async function openTarget(id: string, url: URL): Promise<Target> {
   });
   const session = response.headers.get('mcp-session-id');
   const body = await response.text();
-  if (response.status !== 200 || session === null) throw new Error(`${id}: initialize answered ${response.status}: ${body.slice(0, 300)}`);
+  if (response.status !== 200 || session === null || answerOf(body, 0)['error'] !== undefined)
+    throw new Error(`${id}: initialize answered ${response.status}: ${body.slice(0, 300)}`);
   const initialized = await post(url, { jsonrpc: '2.0', method: 'notifications/initialized' }, session);
   if (initialized.status !== 202) throw new Error(`${id}: notifications/initialized answered ${initialized.status}`);
   return { id, url, session };
