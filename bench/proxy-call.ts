@@ -131,6 +131,19 @@ async function request(target: Target, method: string, params: Record<string, un
  * session's upstream (node + tsx, 1,000 tools), which takes longer than raw-mcp's 10 s on a loaded
  * machine: initialize gets 120 s here.
  */
+/**
+ * One request as the timed loops send it: the answer's bytes are read to the end, but not parsed
+ * (every target's answers were compared before timing); parsing 745 kB of tools/list here would
+ * add the same client time to every target and hide the servers' difference.
+ */
+async function timedRequest(target: Target, method: string, params: Record<string, unknown>): Promise<void> {
+  const id = ++requestId;
+  const answer = await post(target.url, { jsonrpc: '2.0', id, method, params }, target.session);
+  if (answer.status !== 200 || !answer.body.includes(`"id":${id}`) || !answer.body.includes('"result":')) {
+    throw new Error(`${target.id} ${method}: HTTP ${answer.status}: ${answer.body.slice(0, 300)}`);
+  }
+}
+
 async function openTarget(id: string, url: URL): Promise<Target> {
   const response = await fetch(url, {
     method: 'POST',
@@ -271,7 +284,7 @@ try {
     }
   }
 
-  const callLatencies = await timeInterleaved(targets, (target) => request(target, 'tools/call', callParams), rounds, callsPerRound);
+  const callLatencies = await timeInterleaved(targets, (target) => timedRequest(target, 'tools/call', callParams), rounds, callsPerRound);
   const calls = report(`tools/call of one tool (${rounds} interleaved rounds x ${callsPerRound} requests per target)`, targets, callLatencies);
   console.log(
     `  mcp-gate / mcp-proxy p50 = ${ratio(calls, 'mcp-gate', 'mcp-proxy').toFixed(3)}x (goal <= 1.0x);` +
@@ -279,8 +292,8 @@ try {
       ` mcp-gate (url) / direct = ${ratio(calls, 'mcp-gate (url)', 'direct').toFixed(3)}x; A/A direct again / direct = ${ratio(calls, 'direct again', 'direct').toFixed(3)}x`,
   );
 
-  const listRounds = Math.max(3, Math.round(rounds / 3));
-  const listLatencies = await timeInterleaved(targets, (target) => request(target, 'tools/list', {}), listRounds, 5);
+  const listRounds = Math.max(6, Math.round(rounds / 3));
+  const listLatencies = await timeInterleaved(targets, (target) => timedRequest(target, 'tools/list', {}), listRounds, 5);
   const lists = report(`tools/list of 1,000 tools (${listRounds} interleaved rounds x 5 requests per target)`, targets, listLatencies);
   console.log(
     `  mcp-gate / direct p50 = ${ratio(lists, 'mcp-gate', 'direct').toFixed(3)}x (goal <= 0.3x); mcp-proxy / direct = ${ratio(lists, 'mcp-proxy', 'direct').toFixed(3)}x;` +
