@@ -95,6 +95,7 @@ async function startLongCall(client: Client): Promise<{ readonly call: Promise<u
 
 const echo = async (client: Client, text: string) => JSON.stringify((await client.callTool({ name: 'echo', arguments: { message: text } })).content);
 
+// Spawning four upstream processes takes a while on a loaded machine: these tests get 60 s (every wait in them is bounded).
 describe('mcp-gate proxy when a stdio upstream process dies', () => {
   let proxy: RunningSupervisedProxy;
   const upstreams: StdioClientTransport[] = [];
@@ -114,7 +115,7 @@ describe('mcp-gate proxy when a stdio upstream process dies', () => {
     await proxy?.close();
   });
 
-  it('answers the calls waiting on it with an error, keeps serving the other sessions, and gives the session a new upstream', async () => {
+  it('answers the calls waiting on it with an error, keeps serving the other sessions, and gives the session a new upstream', { timeout: 60_000 }, async () => {
     const crashed = await connect(proxy.url, 'crashed-session');
     clients.push(crashed);
     const first = upstreams.at(-1)!;
@@ -159,7 +160,7 @@ describe('mcp-gate proxy when a Streamable HTTP upstream stops answering', () =>
     await upstream?.kill();
   });
 
-  it('answers the call waiting on it with an error, refuses while it is down, and reconnects once it is back', async () => {
+  it('answers the call waiting on it with an error, refuses while it is down, and reconnects once it is back', { timeout: 60_000 }, async () => {
     const { call: pending } = await startLongCall(client);
     await upstream.kill();
     await expect(pending).rejects.toThrow(wentAway);
@@ -201,30 +202,34 @@ describe('mcp-gate proxy restarting a recording upstream', () => {
     await proxy?.close();
   });
 
-  it('initializes the new upstream as the client did, replays its subscriptions and log level through the gate, and reports the lists that changed', async () => {
-    await client.setLoggingLevel('debug');
-    await client.subscribeResource({ uri: 'test://docs/public' });
-    // Hidden: answered as unknown, and replayed as a probe, never by name.
-    await client.subscribeResource({ uri: 'test://docs/secret' }).catch(() => undefined);
-    await client.callTool({ name: 'add-public-tool', arguments: {} });
-    await waitFor('list_changed for the added tool', () => (listChanged.length === 1 ? true : undefined), 10_000);
-    expect((await client.listTools()).tools.map((tool) => tool.name)).toContain('public-late-1');
+  it(
+    'initializes the new upstream as the client did, replays its subscriptions and log level through the gate, and reports the lists that changed',
+    { timeout: 60_000 },
+    async () => {
+      await client.setLoggingLevel('debug');
+      await client.subscribeResource({ uri: 'test://docs/public' });
+      // Hidden: answered as unknown, and replayed as a probe, never by name.
+      await client.subscribeResource({ uri: 'test://docs/secret' }).catch(() => undefined);
+      await client.callTool({ name: 'add-public-tool', arguments: {} });
+      await waitFor('list_changed for the added tool', () => (listChanged.length === 1 ? true : undefined), 10_000);
+      expect((await client.listTools()).tools.map((tool) => tool.name)).toContain('public-late-1');
 
-    process.kill(upstreams[0]!.transport.pid!, 'SIGKILL');
-    await waitFor('the proxy to see the upstream end', () => (proxy.errors.some((message) => message.includes('the upstream session ended')) ? true : undefined), 10_000);
-    // The next request opens a new upstream session; the new process has no public-late-1.
-    expect((await client.listTools()).tools.map((tool) => tool.name)).not.toContain('public-late-1');
-    expect(upstreams).toHaveLength(2);
-    await waitFor('list_changed after the restart', () => (listChanged.length === 2 ? true : undefined), 10_000);
+      process.kill(upstreams[0]!.transport.pid!, 'SIGKILL');
+      await waitFor('the proxy to see the upstream end', () => (proxy.errors.some((message) => message.includes('the upstream session ended')) ? true : undefined), 10_000);
+      // The next request opens a new upstream session; the new process has no public-late-1.
+      expect((await client.listTools()).tools.map((tool) => tool.name)).not.toContain('public-late-1');
+      expect(upstreams).toHaveLength(2);
+      await waitFor('list_changed after the restart', () => (listChanged.length === 2 ? true : undefined), 10_000);
 
-    const received = upstreams[1]!.received as { method?: string; params?: Record<string, unknown> }[];
-    const initialize = received.find((message) => message.method === 'initialize');
-    expect(initialize?.params?.['clientInfo']).toEqual({ name: 'visitor-client', version: '1.0.0' });
-    expect(received.filter((message) => message.method === 'logging/setLevel').map((message) => message.params)).toEqual([{ level: 'debug' }]);
-    const subscribed = received.filter((message) => message.method === 'resources/subscribe').map((message) => message.params?.['uri']);
-    expect(subscribed).toHaveLength(2);
-    expect(subscribed[0]).toBe('test://docs/public');
-    expect(subscribed[1]).toMatch(/^test:\/\/mcp-gate-probe\.invalid\//);
-    expect(JSON.stringify(received)).not.toContain('secret');
-  });
+      const received = upstreams[1]!.received as { method?: string; params?: Record<string, unknown> }[];
+      const initialize = received.find((message) => message.method === 'initialize');
+      expect(initialize?.params?.['clientInfo']).toEqual({ name: 'visitor-client', version: '1.0.0' });
+      expect(received.filter((message) => message.method === 'logging/setLevel').map((message) => message.params)).toEqual([{ level: 'debug' }]);
+      const subscribed = received.filter((message) => message.method === 'resources/subscribe').map((message) => message.params?.['uri']);
+      expect(subscribed).toHaveLength(2);
+      expect(subscribed[0]).toBe('test://docs/public');
+      expect(subscribed[1]).toMatch(/^test:\/\/mcp-gate-probe\.invalid\//);
+      expect(JSON.stringify(received)).not.toContain('secret');
+    },
+  );
 });
