@@ -9,6 +9,7 @@ import { startHttpHost, type HttpHost } from '../serve/http-host.js';
 import { aborted, serveOverStdio, withTimeout, type Serving } from '../serve/lifetime.js';
 import { createWireGate, type WireGate, type WireGateOptions } from '../wire/wire-gate.js';
 import { createProxySession, type ProxySessionOptions } from './proxy-session.js';
+import { UpstreamSupervisor } from './supervisor.js';
 
 export { createWireGate };
 export type { Serving, WireGate, WireGateOptions };
@@ -48,7 +49,7 @@ export interface ProxyHttpSettings {
   readonly maxSessions: number;
   readonly sessionIdleTimeoutMs: number;
   /** Verifies each request's bearer token (--jwks); without it `auth` is empty. */
-  readonly bearer: BearerVerifier | undefined;
+  readonly bearer?: BearerVerifier | undefined;
 }
 
 /** Opens a downstream session's upstream transport, given the headers of the session's initialize (none over stdio). */
@@ -61,8 +62,10 @@ export async function serveProxyHttp(
   signal: AbortSignal,
   onError: (error: unknown) => void,
 ): Promise<Serving & { readonly host: HttpHost }> {
+  // One restart back-off for all sessions: a crashing upstream command is not spawned once per client in a tight loop.
+  const supervisor = new UpstreamSupervisor();
   const host = await startHttpHost({
-    createServer: () => createProxySession({ wire, openUpstream, onError }),
+    createServer: () => createProxySession({ wire, openUpstream, onError, supervisor }),
     // The wire gate attaches to each session's upstream when its initialize arrives.
     gate: { install() {} },
     port: settings.port,
