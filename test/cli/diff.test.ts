@@ -217,3 +217,97 @@ describe('mcp-gate diff: client and auth options', () => {
     expect(await diffAuth(...extra)).toEqual({ code: 2, stdout: '', stderr: `${message}\n` });
   });
 });
+
+describe('mcp-gate diff --exhaustive', () => {
+  const exhaustive = (...extra: string[]) => runWith(['diff', '--exhaustive', 'old.json', 'new.json', '--manifest', 'manifest.json', ...extra], files);
+
+  it('lists every class of callers whose view changes, per group of context paths, with a request of each', async () => {
+    const result = await exhaustive();
+    expect(result.stderr).toBe('');
+    const revisions = [...result.stdout.matchAll(/revision ([0-9a-f]{16})/g)].map((match) => match[1]);
+    expect(result.stdout).toBe(
+      [
+        `Old:        old.json (revision ${revisions[0]})`,
+        `New:        new.json (revision ${revisions[1]})`,
+        'Primitives: 4',
+        '',
+        'Callers told apart by request.headers.x-canary:',
+        '  {"request":{"endpoint":"/mcp/admin","headers":{"x-canary":"1"}},"client":{"capabilities":{"sampling":{}}}}',
+        '    - tool deploy_preview',
+        '  {"request":{"endpoint":"/mcp/admin","headers":{"x-canary":"yes"}},"client":{"capabilities":{"sampling":{}}}}',
+        '    + tool deploy_preview',
+        '',
+        'Callers told apart by client.capabilities:',
+        '  {"request":{"endpoint":"/mcp/admin"}}',
+        '    - tool summarize',
+        '',
+        'Callers told apart by request.endpoint:',
+        '  {"request":{"endpoint":""},"client":{"capabilities":{"sampling":{}}}}',
+        '    - tool admin_users',
+        '',
+        '4 classes of callers in 3 independent groups change their view over every request context.',
+        '',
+      ].join('\n'),
+    );
+    expect(result.code).toBe(0);
+  });
+
+  it('gives a request that explain decides differently under the two policies, exactly as listed', async () => {
+    const report = JSON.parse((await exhaustive('--json')).stdout) as {
+      groups: Array<{ classes: Array<{ context: unknown; gains: Array<{ name: string }>; loses: Array<{ name: string }> }> }>;
+      exact: boolean;
+    };
+    expect(report.exact).toBe(true);
+    const gaining = report.groups[0]!.classes.find((item) => item.gains.length > 0)!;
+    const visible = async (policy: string) => {
+      const explained = await runWith(['explain', '--policy', policy, '--manifest', 'manifest.json', '--context', JSON.stringify(gaining.context), '--json'], files);
+      return (JSON.parse(explained.stdout) as { primitives: Array<{ name: string; visible: boolean }> }).primitives.filter((row) => row.visible).map((row) => row.name);
+    };
+    const before = await visible('old.json');
+    const after = await visible('new.json');
+    expect(after.filter((name) => !before.includes(name))).toEqual(gaining.gains.map((primitive) => primitive.name));
+    expect(before.filter((name) => !after.includes(name))).toEqual([]);
+  });
+
+  it('says so when nothing changes, and exits 1 with --exit-code only when something does or cannot be ruled out', async () => {
+    const same = await runWith(['diff', '--exhaustive', 'old.json', 'old.json', '--manifest', 'manifest.json', '--exit-code'], files);
+    expect(same.stdout).toMatch(/\nNo caller's view changes over every request context\.\n$/);
+    expect(same.code).toBe(0);
+    expect((await exhaustive('--exit-code')).code).toBe(1);
+    const rollout = json({
+      version: 1,
+      default: 'allow',
+      rules: [
+        {
+          id: 'rollout',
+          effect: 'deny',
+          when: {
+            '==': [
+              {
+                fractional: [
+                  ['on', 50],
+                  ['off', 50],
+                ],
+              },
+              'on',
+            ],
+          },
+        },
+      ],
+    });
+    const unknown = await runWith(['diff', '--exhaustive', 'old.json', 'rollout.json', '--manifest', 'manifest.json', '--exit-code', '--json'], {
+      ...files,
+      'rollout.json': rollout,
+    });
+    const report = JSON.parse(unknown.stdout) as { exact: boolean; unknown: string[] };
+    expect(report.exact).toBe(false);
+    expect(report.unknown[0]).toMatch(/fractional buckets callers by a hash, which the analysis does not model$/);
+    expect(unknown.code).toBe(1);
+  });
+
+  it('refuses the options that pick requests (exit 2)', async () => {
+    const result = await exhaustive('--client', 'cursor');
+    expect([result.code, result.stderr]).toEqual([2, 'mcp-gate diff: --client picks requests to decide, and --exhaustive decides every request; leave one out\n']);
+    expect((await exhaustive('--header', 'x-canary=1')).code).toBe(2);
+  });
+});

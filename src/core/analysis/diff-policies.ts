@@ -233,18 +233,22 @@ export function diffPolicies(oldDocument: unknown, newDocument: unknown, primiti
   const changing: Array<{ member: number; paths: readonly string[] }> = [];
   // Primitives proven to be decided alike by both policies for every context.
   const exactlyUnchanged: PrimitiveMetadata[] = [];
+  // What each reason says past its label, so that a group does not repeat its members' reasons.
+  const said = new Set<string>();
   structures.forEach((structure, member) => {
-    const alone = classify([member], describeAll(structure.primitives));
+    const label = describeAll(structure.primitives);
+    const alone = classify([member], label);
     if ([...alone.outcomes.keys()].some((key) => key !== '0')) changing.push({ member, paths: alone.space.paths });
     else if (alone.inexact.length === 0) exactlyUnchanged.push(...structure.primitives);
     unknown.push(...alone.inexact);
+    for (const reason of alone.inexact) said.add(reason.slice(label.length));
   });
 
   // 2. Groups of changing structures that read common paths, each classified as a whole.
   const groups = groupByPaths(changing).map((members) => {
     const label = describeAll(members.flatMap((member) => structures[member]!.primitives));
     const classified = classify(members, label);
-    unknown.push(...classified.inexact);
+    unknown.push(...classified.inexact.filter((reason) => !said.has(reason.slice(label.length))));
     const outcomes = [...classified.outcomes.entries()];
     const neutral = outcomes.find(([key]) => !key.includes('+') && !key.includes('-')) ?? outcomes[0];
     return { members, classified, outcomes: outcomes.filter(([key]) => key.includes('+') || key.includes('-')), base: neutral };
