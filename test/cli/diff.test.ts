@@ -245,7 +245,7 @@ describe('mcp-gate diff --exhaustive', () => {
         '  {"request":{"endpoint":""},"client":{"capabilities":{"sampling":{}}}}',
         '    - tool admin_users',
         '',
-        '4 classes of callers in 3 independent groups change their view over every request context.',
+        'Views change for 4 classes of callers in 3 independent groups, over every request context.',
         '',
       ].join('\n'),
     );
@@ -271,7 +271,7 @@ describe('mcp-gate diff --exhaustive', () => {
 
   it('says so when nothing changes, and exits 1 with --exit-code only when something does or cannot be ruled out', async () => {
     const same = await runWith(['diff', '--exhaustive', 'old.json', 'old.json', '--manifest', 'manifest.json', '--exit-code'], files);
-    expect(same.stdout).toMatch(/\nNo caller's view changes over every request context\.\n$/);
+    expect(same.stdout).toMatch(/\nNo caller's view changes, over every request context\.\n$/);
     expect(same.code).toBe(0);
     expect((await exhaustive('--exit-code')).code).toBe(1);
     // Arithmetic on a claim is not modelled, and none of the values tried makes the rule hold.

@@ -51,10 +51,10 @@ function formatDiff(result: PolicyDiff, before: PolicyFile, after: PolicyFile, p
   if (result.unknown.length > 0) lines.push('Not decided exactly (the analysis cannot model these):', ...result.unknown.map((reason) => `  ${reason}`), '');
   const classCount = result.groups.reduce((sum, group) => sum + group.classes.length, 0);
   const scope = result.exact ? 'over every request context' : 'over every request context the analysis models';
-  if (classCount === 0) lines.push(`No caller's view changes ${scope}.`);
+  if (classCount === 0) lines.push(`No caller's view changes, ${scope}.`);
   else {
     const groups = result.groups.length === 1 ? '1 group' : `${result.groups.length} independent groups`;
-    lines.push(`${classCount === 1 ? '1 class' : `${classCount} classes`} of callers in ${groups} change their view ${scope}.`);
+    lines.push(`Views change for ${classCount === 1 ? '1 class' : `${classCount} classes`} of callers in ${groups}, ${scope}.`);
   }
   return lines.join('\n');
 }
