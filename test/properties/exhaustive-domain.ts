@@ -9,12 +9,12 @@ import { conditions } from '../../src/testing/policies.js';
 export const domain: Record<string, readonly unknown[]> = {
   'request.headers.x-canary': [undefined, '1', '2', ''],
   'request.headers.x-tool-version': [undefined, '1', '2'],
-  'request.headers.x-priority': [undefined, '', '0', '1', '3', '5', '7', '10', '11', ' 5', '5.5', '-2', 'x', '0x5'],
+  'request.headers.x-priority': [undefined, '', 'x', '-2', '-1', '0', '0.5', '1', '2', '2.5', '3', '4', '5', ' 5', '6', '7', '8', '10', '11', '12', '13', '0x5'],
   'request.endpoint': ['', '/mcp', '/mcp/admin', '/mcp/admin/x', '/mcp/x/y', '/x'],
   'auth.scopes': [[], ['read'], ['admin'], ['read', 'admin'], ['other']],
   'auth.issuer': [undefined, 'https://id.example.com', 'https://other.example'],
   'auth.claims.sub': [undefined, 'alice', 'bob', ['alice'], 0],
-  'auth.claims.level': [undefined, null, 0, 1, 3, 5, 7, 11, -1, 2.5, '5', 'x', '', true, false, [5], [], {}],
+  'auth.claims.level': [undefined, null, -2, -1, 0, 0.5, 1, 2, 2.5, 3, 4, 5, 6, 7, 8, 10, 11, 12, 13, '5', '12', 'x', '', true, false, [5], [], {}],
   'client.name': [undefined, '', 'cursor', 'curious', 'vscode', 'claude-code', 'Vis', 'Visual'],
   'client.version': [undefined, '0.9.0', '1.0.0', '1.0.0-rc.1', 'v2', 'x'],
   'client.capabilities': [
@@ -82,7 +82,7 @@ export const primitivePool: PrimitiveMetadata[] = [
 /** Numeric thresholds on a header and a claim: two-argument comparisons either way round, and the between forms. */
 export function numericConditions(): fc.Arbitrary<unknown> {
   const path = fc.constantFrom('request.headers.x-priority', 'auth.claims.level');
-  const literal = fc.constantFrom(0, 1, 5, 10, 2.5, -1);
+  const literal = fc.constantFrom(-1, 0, 1, 2.5, 3, 5, 7, 10, 12);
   return fc.oneof(
     fc.tuple(path, fc.constantFrom('<', '<=', '>', '>='), literal, fc.boolean()).map(([read, operator, value, readFirst]) => ({
       [operator]: readFirst ? [{ var: read }, value] : [value, { var: read }],
