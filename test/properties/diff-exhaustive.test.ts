@@ -133,15 +133,15 @@ describe('diffPolicies against brute force', () => {
         if (compared.whole) bruteForced++;
         if (/"[<>]=?"/.test(JSON.stringify([oldDocument, newDocument]))) numeric++;
       }),
-      propertyParameters(100),
+      propertyParameters(80),
     );
     // The arbitraries exercise every answer.
-    expect(changed).toBeGreaterThan(30);
+    expect(changed).toBeGreaterThan(25);
     expect(unchanged).toBeGreaterThan(3);
     expect(inexact).toBeGreaterThan(0);
-    expect(bruteForced).toBeGreaterThan(25);
+    expect(bruteForced).toBeGreaterThan(15);
     // Numeric thresholds are decided exactly, not left unknown.
-    expect(numeric).toBeGreaterThan(30);
+    expect(numeric).toBeGreaterThan(25);
     if (process.env.CHECK_COUNTS) console.log({ changed, unchanged, inexact, bruteForced, classes, numeric });
   }, 120_000);
 
