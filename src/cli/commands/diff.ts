@@ -41,7 +41,7 @@ export const diffCommand: Command = {
   summary: 'show which primitives appear or disappear for real clients when a policy changes',
   usage: [
     `mcp-gate diff <old.json> <new.json> (--manifest FILE | --server MODULE | --upstream-cmd "CMD ARGS" | --upstream-url URL [--overlay FILE]) [--client NAME]… ${contextOptionsUsage} [--endpoint PATH]… [--json] [--exit-code]`,
-    'mcp-gate diff --exhaustive <old.json> <new.json> (--manifest FILE | --server MODULE | --upstream-cmd "CMD ARGS" | --upstream-url URL [--overlay FILE]) [--json] [--exit-code]',
+    '       mcp-gate diff --exhaustive <old.json> <new.json> (--manifest FILE | --server MODULE | --upstream-cmd "CMD ARGS" | --upstream-url URL [--overlay FILE]) [--json] [--exit-code]',
   ].join('\n'),
   description: [
     'Evaluates both policies for every client profile (or each --client) on every --endpoint',
