@@ -276,6 +276,7 @@ function walkTo(root: Record<string, unknown>, segments: readonly string[], decl
  * A claim may hold any JSON value. Strings are partitioned like text; each other type has few
  * classes: `null`, `true`, `false`, numbers (0, each number a test names, one other), arrays
  * (`[]`, `[L]` for each string a loose `==` names — `["a"] == "a"` —, one other) and `{}`.
+ * Numeric thresholds cut strings as they cut text, and numbers at each threshold and each gap.
  */
 function claimClasses(path: string, atoms: readonly Atom[]): ValueClasses {
   if (atoms.some((atom) => atom.op === 'contains')) return { values: [undefined, '', 'x'], inexact: `${path}: "in" on a claim` };
