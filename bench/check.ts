@@ -9,6 +9,7 @@ import { cpus, loadavg } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { checkPolicy, type PolicyCheck } from '../src/core/analysis/check-policy.js';
+import { diffPolicies, type PolicyDiff } from '../src/core/analysis/diff-policies.js';
 import { compileInvariants, type Invariant } from '../src/core/analysis/invariants.js';
 import { createPrimitiveMetadata, createRequestContext, type PrimitiveMetadata } from '../src/core/context.js';
 import { compilePolicy } from '../src/core/policy/compile-policy.js';
@@ -73,6 +74,43 @@ function largePolicy(ruleCount: number): unknown {
       when: conditions(index),
     })),
   };
+}
+
+/**
+ * A review-sized edit of the large policy: five conditions get another literal, two rules
+ * change effect, two are dropped and one is added.
+ */
+function editedPolicy(document: unknown): unknown {
+  const { rules, ...rest } = document as { rules: Array<{ id: string; effect: string; appliesTo: unknown; when: unknown }> };
+  const edited = rules.map((rule, index) => {
+    if ([3, 40, 77, 120, 181].includes(index))
+      return {
+        ...rule,
+        when: JSON.parse(
+          JSON.stringify(rule.when)
+            .replace(/(team|scope|area|client)-(\d)/, (_, word: string, digit: string) => `${word}-${(Number(digit) + 1) % 4}`)
+            .replace(/"1\.(\d)\.0"/, '"2.$1.0"'),
+        ),
+      };
+    if (index === 15 || index === 96) return { ...rule, effect: rule.effect === 'deny' ? 'allow' : 'deny' };
+    return rule;
+  });
+  const kept = edited.filter((_, index) => index !== 60 && index !== 143);
+  kept.push({ id: 'rule-new', effect: 'deny', appliesTo: { groups: ['group-7'] }, when: { '!': { in: ['scope-9', { var: 'auth.scopes' }] } } });
+  return { ...rest, rules: kept };
+}
+
+/** Every class is real: both policies, on its context, differ by exactly its gains and losses among its primitives. */
+function confirmDiff(oldDocument: unknown, newDocument: unknown, result: PolicyDiff): void {
+  const before = compilePolicy(oldDocument);
+  const after = compilePolicy(newDocument);
+  for (const group of result.groups) {
+    for (const item of group.classes) {
+      const context = createRequestContext(item.context);
+      for (const primitive of item.gains) if (before.evaluate(context, primitive) || !after.evaluate(context, primitive)) throw new Error('a gain is not confirmed');
+      for (const primitive of item.loses) if (!before.evaluate(context, primitive) || after.evaluate(context, primitive)) throw new Error('a loss is not confirmed');
+    }
+  }
 }
 
 function largeManifest(count: number): PrimitiveMetadata[] {
@@ -146,6 +184,34 @@ for (const file of shipped) {
   rows.push(measure(`${file} × its names`, document, manifestFromPolicy(document), 1000));
 }
 rows.push(measure('200 rules × 1,000 primitives', largePolicy(200), largeManifest(1000), 10_000));
+
+/** diff --exhaustive of the large policy and its edit, interleaved with check of the old one (the baseline the ratio is to). */
+function measureDiff(name: string, oldDocument: unknown, newDocument: unknown, primitives: readonly PrimitiveMetadata[], targetMs: number): Row {
+  const diffed = diffPolicies(oldDocument, newDocument, primitives);
+  confirmDiff(oldDocument, newDocument, diffed);
+  const times: number[] = [];
+  const cpu: number[] = [];
+  const baseline: number[] = [];
+  for (let run = 0; run < 3; run++) {
+    let start = performance.now();
+    checkPolicy(oldDocument, primitives);
+    baseline.push(performance.now() - start);
+    start = performance.now();
+    const usage = process.cpuUsage();
+    diffPolicies(oldDocument, newDocument, primitives);
+    const used = process.cpuUsage(usage);
+    times.push(performance.now() - start);
+    cpu.push((used.user + used.system) / 1000);
+  }
+  const ms = times.sort((a, b) => a - b)[1]!;
+  const checkMs = baseline.sort((a, b) => a - b)[1]!;
+  const classes = diffed.groups.reduce((sum, group) => sum + group.classes.length, 0);
+  const verdicts = `${classes} classes in ${diffed.groups.length} groups, ${diffed.exact ? 'exact' : 'inexact'}; ${(ms / checkMs).toFixed(2)}× check of the old policy (${checkMs.toFixed(0)} ms)`;
+  return { name, rules: (newDocument as { rules: unknown[] }).rules.length, primitives: primitives.length, ms, cpuMs: cpu.sort((a, b) => a - b)[1]!, targetMs, verdicts };
+}
+
+const large = largePolicy(200);
+rows.push(measureDiff('diff --exhaustive, 200 rules edited × 1,000', large, editedPolicy(large), largeManifest(1000), 10_000));
 
 const load = loadavg()
   .map((value) => value.toFixed(1))

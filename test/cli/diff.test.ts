@@ -217,3 +217,86 @@ describe('mcp-gate diff: client and auth options', () => {
     expect(await diffAuth(...extra)).toEqual({ code: 2, stdout: '', stderr: `${message}\n` });
   });
 });
+
+describe('mcp-gate diff --exhaustive', () => {
+  const exhaustive = (...extra: string[]) => runWith(['diff', '--exhaustive', 'old.json', 'new.json', '--manifest', 'manifest.json', ...extra], files);
+
+  it('lists every class of callers whose view changes, per group of context paths, with a request of each', async () => {
+    const result = await exhaustive();
+    expect(result.stderr).toBe('');
+    const revisions = [...result.stdout.matchAll(/revision ([0-9a-f]{16})/g)].map((match) => match[1]);
+    expect(result.stdout).toBe(
+      [
+        `Old:        old.json (revision ${revisions[0]})`,
+        `New:        new.json (revision ${revisions[1]})`,
+        'Primitives: 4',
+        '',
+        'Callers told apart by request.headers.x-canary:',
+        '  {"request":{"endpoint":"/mcp/admin","headers":{"x-canary":"1"}},"client":{"capabilities":{"sampling":{}}}}',
+        '    - tool deploy_preview',
+        '  {"request":{"endpoint":"/mcp/admin","headers":{"x-canary":"yes"}},"client":{"capabilities":{"sampling":{}}}}',
+        '    + tool deploy_preview',
+        '',
+        'Callers told apart by client.capabilities:',
+        '  {"request":{"endpoint":"/mcp/admin"}}',
+        '    - tool summarize',
+        '',
+        'Callers told apart by request.endpoint:',
+        '  {"request":{"endpoint":""},"client":{"capabilities":{"sampling":{}}}}',
+        '    - tool admin_users',
+        '',
+        'Views change for 4 classes of callers in 3 independent groups, over every request context.',
+        '',
+      ].join('\n'),
+    );
+    expect(result.code).toBe(0);
+  });
+
+  it('gives a request that explain decides differently under the two policies, exactly as listed', async () => {
+    const report = JSON.parse((await exhaustive('--json')).stdout) as {
+      groups: Array<{ classes: Array<{ context: unknown; gains: Array<{ name: string }>; loses: Array<{ name: string }> }> }>;
+      exact: boolean;
+    };
+    expect(report.exact).toBe(true);
+    const gaining = report.groups[0]!.classes.find((item) => item.gains.length > 0)!;
+    const visible = async (policy: string) => {
+      const explained = await runWith(['explain', '--policy', policy, '--manifest', 'manifest.json', '--context', JSON.stringify(gaining.context), '--json'], files);
+      return (JSON.parse(explained.stdout) as { primitives: Array<{ name: string; visible: boolean }> }).primitives.filter((row) => row.visible).map((row) => row.name);
+    };
+    const before = await visible('old.json');
+    const after = await visible('new.json');
+    expect(after.filter((name) => !before.includes(name))).toEqual(gaining.gains.map((primitive) => primitive.name));
+    expect(before.filter((name) => !after.includes(name))).toEqual([]);
+  });
+
+  it('says so when nothing changes, and exits 1 with --exit-code only when something does or cannot be ruled out', async () => {
+    const same = await runWith(['diff', '--exhaustive', 'old.json', 'old.json', '--manifest', 'manifest.json', '--exit-code'], files);
+    expect(same.stdout).toMatch(/\nNo caller's view changes, over every request context\.\n$/);
+    expect(same.code).toBe(0);
+    expect((await exhaustive('--exit-code')).code).toBe(1);
+    // Arithmetic on a claim is not modelled, and none of the values tried makes the rule hold.
+    const arithmetic = json({
+      version: 1,
+      default: 'allow',
+      rules: [canaryRule, { id: 'odd', effect: 'deny', appliesTo: { names: ['search'] }, when: { '==': [{ '+': [{ var: 'auth.claims.n' }, 1] }, 3] } }],
+    });
+    const unknown = await runWith(['diff', '--exhaustive', 'old.json', 'arithmetic.json', '--manifest', 'manifest.json', '--exit-code', '--json'], {
+      ...files,
+      'arithmetic.json': arithmetic,
+    });
+    const report = JSON.parse(unknown.stdout) as { groups: unknown[]; exact: boolean; unknown: string[] };
+    expect(report).toEqual({
+      ...report,
+      groups: [],
+      exact: false,
+      unknown: ['tool search: new rule "odd": the value of auth.claims.n flows into "+", which the analysis does not partition'],
+    });
+    expect(unknown.code).toBe(1);
+  });
+
+  it('refuses the options that pick requests (exit 2)', async () => {
+    const result = await exhaustive('--client', 'cursor');
+    expect([result.code, result.stderr]).toEqual([2, 'mcp-gate diff: --client picks requests to decide, and --exhaustive decides every request; leave one out\n']);
+    expect((await exhaustive('--header', 'x-canary=1')).code).toBe(2);
+  });
+});

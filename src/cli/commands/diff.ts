@@ -14,6 +14,7 @@ import {
   type ContextOptions,
 } from '../context-options.js';
 import { decideAll, servedKey } from '../decisions.js';
+import { diffExhaustively } from './diff-exhaustive.js';
 import { exitCodes, loadAll, UsageError } from '../io.js';
 import { describeMetadata, loadPrimitives, primitiveSourceOptionSpecs } from '../manifest.js';
 import { loadPolicy } from '../policy-file.js';
@@ -38,13 +39,19 @@ interface Change {
 export const diffCommand: Command = {
   name: 'diff',
   summary: 'show which primitives appear or disappear for real clients when a policy changes',
-  usage: `mcp-gate diff <old.json> <new.json> (--manifest FILE | --server MODULE | --upstream-cmd "CMD ARGS" | --upstream-url URL [--overlay FILE]) [--client NAME]… ${contextOptionsUsage} [--endpoint PATH]… [--json] [--exit-code]`,
+  usage: [
+    `mcp-gate diff <old.json> <new.json> (--manifest FILE | --server MODULE | --upstream-cmd "CMD ARGS" | --upstream-url URL [--overlay FILE]) [--client NAME]… ${contextOptionsUsage} [--endpoint PATH]… [--json] [--exit-code]`,
+    '       mcp-gate diff --exhaustive <old.json> <new.json> (--manifest FILE | --server MODULE | --upstream-cmd "CMD ARGS" | --upstream-url URL [--overlay FILE]) [--json] [--exit-code]',
+  ].join('\n'),
   description: [
     'Evaluates both policies for every client profile (or each --client) on every --endpoint',
     `(default ${defaultEndpoint}), without headers and, when --header is given, with all given headers,`,
     'and lists each primitive that a client would newly see (+) or no longer see (-). --context and the',
     'client and auth options apply to every request; each profile overrides the client fields it sets.',
-    'Exit code: 0, or with --exit-code 1 when anything changes.',
+    'With --exhaustive, every request context is decided instead (docs/check.md): each class of callers',
+    'whose view changes is listed with a request of the class and the primitives it gains and loses.',
+    'Exit code: 0, or with --exit-code 1 when anything changes (with --exhaustive, also when the analysis',
+    'cannot prove that nothing does).',
   ].join('\n'),
   options: {
     manifest: { type: 'string', value: 'FILE', description: 'the primitives, as JSON {"primitives": […]} (or --server)' },
@@ -52,6 +59,7 @@ export const diffCommand: Command = {
     client: { type: 'string', multiple: true, value: 'NAME', description: 'check only these client profiles (repeatable; default: all)' },
     ...contextOptionSpecs,
     endpoint: { type: 'string', multiple: true, value: 'PATH', description: `a URL path to check (repeatable; default ${defaultEndpoint})` },
+    exhaustive: { type: 'boolean', description: 'decide every request context, not the client profiles × request variants' },
     json: { type: 'boolean', description: 'print the changes as JSON' },
     'exit-code': { type: 'boolean', description: 'exit with 1 when any primitive appears or disappears' },
   },
@@ -59,6 +67,7 @@ export const diffCommand: Command = {
     const [oldPath, newPath, extra] = args.positionals;
     if (oldPath === undefined || newPath === undefined) throw new UsageError(`${command}: needs two policy files, old and new; see "${command} --help"`);
     if (extra !== undefined) throw new UsageError(`${command}: unexpected argument "${extra}"; see "${command} --help"`);
+    if (args.flag('exhaustive')) return diffExhaustively(args, io, oldPath, newPath);
     const names = args.strings('client');
     const clients: ClientChoice[] = names.length > 0 ? names.map((name) => profileChoice(name, command)) : clientProfiles.map((profile) => profileChoice(profile.id, command));
     const options = readContextOptions(args, command);

@@ -80,7 +80,7 @@ export interface Analysis {
   ): number;
   /** Every combination of the space as a context, in order; stops when `visit` returns true. */
   forEachContext(space: Space, primitive: PrimitiveMetadata, visit: (context: RequestContext, choice: readonly number[]) => boolean): number;
-  contextInput(space: Space, choice: readonly number[], primitive: PrimitiveMetadata): RequestContextInput;
+  contextInput(space: Space, choice: readonly number[]): RequestContextInput;
   readonly maxCombinations: number;
   checkInvariant(invariant: CompiledInvariant, primitives: readonly PrimitiveMetadata[]): InvariantVerdict;
 }

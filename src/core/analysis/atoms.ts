@@ -13,6 +13,8 @@ import type { PrimitiveMetadata } from '../context.js';
 // comparison with another context value, a computed path) is *unmodelled*, with the reason.
 // Primitive fields are literals here: the analysis runs per primitive.
 
+export type OrderOperator = '<' | '<=' | '>' | '>=';
+
 /** The kind of value a context path holds, which decides how its values are partitioned. */
 export type PathKind = 'text' | 'optional-text' | 'scopes' | 'capabilities' | 'claim';
 
@@ -22,6 +24,11 @@ export type Atom =
   | { readonly op: 'prefix' | 'suffix' | 'contains' | 'glob'; readonly value: string }
   | { readonly op: 'truthy' | 'missing' }
   | { readonly op: 'semver'; readonly operator: string; readonly version: string }
+  /**
+   * `<`, `<=`, `>` or `>=` against this number: the value as a number (JavaScript's coercion:
+   * `"5"`, `[5]` and `5` alike; absent reads as null, so 0) is cut at it, whichever operator.
+   */
+  | { readonly op: 'order'; readonly value: number }
   /** `auth.scopes` holds this scope. */
   | { readonly op: 'member'; readonly value: string }
   /** `client.capabilities` declares this path (`has`, requirements). */
@@ -263,6 +270,50 @@ export function collectAtoms(condition: unknown, primitive: PrimitiveMetadata, w
     return atom(read, { op: 'semver', operator: op, version: String(version) });
   }
 
+  /**
+   * `<`, `<=`, `>`, `>=` between a context value and a number, and the between forms
+   * `{"<": [low, x, high]}` (two comparisons, each an atom or a constant). With a number on
+   * one side JavaScript compares numerically whatever the other side holds, so the read's
+   * numeric value is cut at the literal; a string literal would compare strings by code units,
+   * which is not modelled.
+   */
+  function order(operator: OrderOperator, args: readonly unknown[]): Walked {
+    const walked = args.map((arg) => walk(arg, false));
+    if (walked.every((item) => item.kind === 'const')) return { kind: 'const', node: { [operator]: args } };
+    if (args.length === 3 && (operator === '<' || operator === '<=')) {
+      orderPair(operator, walked[0]!, walked[1]!, args[0], args[1]);
+      orderPair(operator, walked[1]!, walked[2]!, args[1], args[2]);
+      return dynamic;
+    }
+    if (args.length !== 2) return unmodelled(`"${operator}" with ${args.length} arguments`);
+    orderPair(operator, walked[0]!, walked[1]!, args[0], args[1]);
+    return dynamic;
+  }
+
+  function orderPair(operator: OrderOperator, left: Walked, right: Walked, leftNode: unknown, rightNode: unknown): void {
+    if (left.kind !== 'read' && right.kind !== 'read') return; // a constant, or a value built from atoms
+    if (left.kind === 'read' && right.kind === 'read') {
+      unmodelled(`orders ${left.path} against ${right.path}`);
+      return;
+    }
+    const read = (left.kind === 'read' ? left : right) as Extract<Walked, { kind: 'read' }>;
+    const other = read === left ? right : left;
+    if (other.kind !== 'const') {
+      unmodelled(`orders ${read.path} against another value that depends on the context`);
+      return;
+    }
+    const literal = constantOf(read === left ? rightNode : leftNode);
+    if (literal === undefined || typeof literal.value !== 'number' || !Number.isFinite(literal.value)) {
+      unmodelled(`orders ${read.path} against ${literal === undefined ? 'a value that cannot be evaluated' : JSON.stringify(literal.value)} (compare with a number)`);
+      return;
+    }
+    if (read.pathKind !== 'text' && read.pathKind !== 'optional-text' && read.pathKind !== 'claim') {
+      unmodelled(`orders ${read.path} with "${operator}"`);
+      return;
+    }
+    atom(read, { op: 'order', value: literal.value });
+  }
+
   function presence(name: string, args: readonly unknown[]): Walked {
     const last = args[args.length - 1];
     if (name === 'has' && args.length === 1 && typeof args[0] === 'string') {
@@ -368,6 +419,11 @@ export function collectAtoms(condition: unknown, primitive: PrimitiveMetadata, w
       }
       case 'sem_ver':
         return semver(args);
+      case '<':
+      case '<=':
+      case '>':
+      case '>=':
+        return order(name, args);
       case 'has':
       case 'has_all':
         return presence(name, args);
@@ -396,4 +452,14 @@ export function collectAtoms(condition: unknown, primitive: PrimitiveMetadata, w
 /** The metadata value of `primitive.<path>` (for requirements and for building literals). */
 export function primitiveField(primitive: PrimitiveMetadata, path: string): unknown {
   return readPath(primitive, splitPath(path));
+}
+
+/** What a primitive's requirements read: each capability path, each header's value, the endpoint against each glob. */
+export function requirementAtomsOf(primitive: PrimitiveMetadata): ConditionAtoms {
+  const atoms = emptyAtoms();
+  for (const path of primitive.requires.capabilities) addAtom(atoms, 'client.capabilities', 'capabilities', { op: 'capability', value: path });
+  for (const [name, value] of Object.entries(primitive.requires.headers))
+    addAtom(atoms, `request.headers.${name.toLowerCase()}`, 'optional-text', { op: 'eq', value, loose: false });
+  for (const pattern of primitive.endpoints) addAtom(atoms, 'request.endpoint', 'text', { op: 'glob', value: pattern });
+  return atoms;
 }

@@ -4,12 +4,12 @@ import { compilePolicy, type CompilePolicyOptions } from '../policy/compile-poli
 import { compileAppliesTo } from '../policy/rule-plan.js';
 import { policyDocumentSchema, type NormalizedPolicyDocument } from '../policy/schema.js';
 import type { Decision, Policy } from '../policy/types.js';
-import { addAtom, collectAtoms, emptyAtoms, mergeAtoms, type ConditionAtoms } from './atoms.js';
+import { collectAtoms, emptyAtoms, mergeAtoms, requirementAtomsOf, type ConditionAtoms } from './atoms.js';
 import { compileInvariants, outputRoots, type CompiledInvariant, type Invariant } from './invariants.js';
 import { answersOf, componentsOf, createProbes, describe, fold, stepFlags } from './components.js';
 import { lintPolicy } from './lint.js';
 import type { Analysis, InvariantVerdict, Node, PolicyCheck, RuleInfo, Space, VerdictStatus } from './analysis-types.js';
-import { valueClasses } from './value-classes.js';
+import { assignmentOf, buildSpace, contextInputOf, createClassCache } from './space.js';
 
 export type { Counterexample, InvariantVerdict, LintCode, LintFinding, PolicyCheck, VerdictStatus } from './analysis-types.js';
 
@@ -61,13 +61,7 @@ function createAnalysis(policy: Policy, document: NormalizedPolicyDocument, maxC
     return found;
   }
   // Paths are tested alike by many primitives: their classes are computed once per set of atoms.
-  const classCache = new Map<string, ReturnType<typeof valueClasses>>();
-  function classesOf(path: string, kind: Parameters<typeof valueClasses>[1], atoms: Parameters<typeof valueClasses>[2]) {
-    const key = `${path}\u0000${kind}\u0000${JSON.stringify(atoms)}`;
-    let classes = classCache.get(key);
-    if (classes === undefined) classCache.set(key, (classes = valueClasses(path, kind, atoms)));
-    return classes;
-  }
+  const classesOf = createClassCache();
   const primitiveReaders = rules.map((info) => info.rule.when !== undefined && readsPrimitive(info.rule.when));
 
   function atomsOf(info: RuleInfo, primitive: PrimitiveMetadata): ConditionAtoms {
@@ -80,13 +74,7 @@ function createAnalysis(policy: Policy, document: NormalizedPolicyDocument, maxC
   }
 
   function requirementAtoms(primitive: PrimitiveMetadata): ConditionAtoms {
-    const atoms = emptyAtoms();
-    if (!document.enforceRequirements) return atoms;
-    for (const path of primitive.requires.capabilities) addAtom(atoms, 'client.capabilities', 'capabilities', { op: 'capability', value: path });
-    for (const [name, value] of Object.entries(primitive.requires.headers))
-      addAtom(atoms, `request.headers.${name.toLowerCase()}`, 'optional-text', { op: 'eq', value, loose: false });
-    for (const pattern of primitive.endpoints) addAtom(atoms, 'request.endpoint', 'text', { op: 'glob', value: pattern });
-    return atoms;
+    return document.enforceRequirements ? requirementAtomsOf(primitive) : emptyAtoms();
   }
 
   /** The requirement check and each applicable rule with a condition, as nodes of what they read. */
@@ -104,54 +92,11 @@ function createAnalysis(policy: Policy, document: NormalizedPolicyDocument, maxC
   }
 
   function spaceOf(primitive: PrimitiveMetadata, all: ConditionAtoms): Space {
-    const inexact = all.unmodelled.map((reason) => `${describe(primitive)}: ${reason}`);
-    for (const [path, kind] of all.opaque) if (!all.paths.has(path)) all.paths.set(path, { kind, atoms: [] });
-    const paths = [...all.paths.keys()].sort();
-    const claimPaths = paths.filter((path) => path.startsWith('auth.claims.'));
-    for (const path of claimPaths) {
-      const inside = claimPaths.find((other) => other !== path && other.startsWith(`${path}.`));
-      if (inside !== undefined) inexact.push(`${describe(primitive)}: reads both ${path} and ${inside}`);
-    }
-    const values = paths.map((path) => {
-      const { kind, atoms } = all.paths.get(path)!;
-      const classes = classesOf(path, kind, atoms);
-      if (classes.inexact !== undefined) inexact.push(`${describe(primitive)}: ${classes.inexact}`);
-      // The verdict is unknown here anyway; more values may still find a real counterexample.
-      return all.opaque.has(path) ? [...new Set([...classes.values, ...opaqueValues(kind)])] : classes.values;
-    });
-    const combinations = values.reduce((product, list) => product * list.length, 1);
-    return { paths, values, inexact, combinations };
+    return buildSpace(all, describe(primitive), classesOf);
   }
 
-  function contextInput(space: Space, choice: readonly number[], primitive: PrimitiveMetadata): RequestContextInput {
-    const value = (path: string) => {
-      const index = space.paths.indexOf(path);
-      return index < 0 ? undefined : space.values[index]![choice[index]!];
-    };
-    const headers: Record<string, string> = {};
-    const claims: Record<string, unknown> = {};
-    space.paths.forEach((path, index) => {
-      const chosen = space.values[index]![choice[index]!];
-      if (chosen === undefined) return;
-      if (path.startsWith('request.headers.')) headers[path.slice('request.headers.'.length)] = chosen as string;
-      else if (path.startsWith('auth.claims.')) setPath(claims, path.slice('auth.claims.'.length).split('.'), chosen);
-    });
-    const request: Record<string, unknown> = { endpoint: space.paths.includes('request.endpoint') ? value('request.endpoint') : '/mcp' };
-    if (space.paths.includes('request.method')) request.method = value('request.method');
-    if (Object.keys(headers).length > 0) request.headers = headers;
-    for (const field of ['sessionId', 'protocolVersion']) if (value(`request.${field}`) !== undefined) request[field] = value(`request.${field}`);
-    const client: Record<string, unknown> = {};
-    for (const field of ['name', 'version', 'capabilities']) if (value(`client.${field}`) !== undefined) client[field] = value(`client.${field}`);
-    const auth: Record<string, unknown> = {};
-    for (const field of ['clientId', 'subject', 'issuer']) if (value(`auth.${field}`) !== undefined) auth[field] = value(`auth.${field}`);
-    const scopes = value('auth.scopes') as string[] | undefined;
-    if (scopes !== undefined && scopes.length > 0) auth.scopes = scopes;
-    if (Object.keys(claims).length > 0) auth.claims = claims;
-    const input: RequestContextInput = { request: request as RequestContextInput['request'] };
-    if (Object.keys(client).length > 0) input.client = client;
-    if (Object.keys(auth).length > 0) input.auth = auth;
-    void primitive;
-    return input;
+  function contextInput(space: Space, choice: readonly number[]): RequestContextInput {
+    return contextInputOf(assignmentOf(space, choice));
   }
 
   function forEachContext(space: Space, primitive: PrimitiveMetadata, visit: (context: RequestContext, choice: readonly number[]) => boolean): number {
@@ -160,7 +105,7 @@ function createAnalysis(policy: Policy, document: NormalizedPolicyDocument, maxC
     let count = 0;
     while (count < limit) {
       count++;
-      const input = contextInput(space, choice, primitive);
+      const input = contextInput(space, choice);
       // Not read: the method a list of this kind is decided for (as `mcp-gate explain` does).
       if (!space.paths.includes('request.method')) (input.request as { method?: string }).method = listMethodOf(primitive.kind);
       if (visit(createRequestContext(input), choice)) break;
@@ -223,7 +168,7 @@ function createAnalysis(policy: Policy, document: NormalizedPolicyDocument, maxC
         // found (lexicographically least) is already minimal, path by path.
         const choice = found;
         const context = evaluationContext(space, choice, primitive);
-        const counterexample = { primitive, context: contextInput(space, choice, primitive), decision: policy.explain(createRequestContext(context), primitive) };
+        const counterexample = { primitive, context: contextInput(space, choice), decision: policy.explain(createRequestContext(context), primitive) };
         return { id: invariant.id, description: invariant.description, mode: invariant.mode, status: 'refuted', counterexample, reasons: [], contexts };
       }
       reasons.push(...space.inexact);
@@ -296,7 +241,7 @@ function createAnalysis(policy: Policy, document: NormalizedPolicyDocument, maxC
   }
 
   function evaluationContext(space: Space, choice: readonly number[], primitive: PrimitiveMetadata): RequestContextInput {
-    const input = contextInput(space, choice, primitive);
+    const input = contextInput(space, choice);
     if (!space.paths.includes('request.method')) (input.request as { method?: string }).method = listMethodOf(primitive.kind);
     return input;
   }
@@ -305,25 +250,10 @@ function createAnalysis(policy: Policy, document: NormalizedPolicyDocument, maxC
   return analysis;
 }
 
-/** Values tried for a path whose value the analysis cannot partition (a rollout's bucketing key, say). */
-function opaqueValues(kind: string): unknown[] {
-  if (kind === 'text' || kind === 'optional-text' || kind === 'claim') return Array.from({ length: 24 }, (_, index) => `client-${index + 1}`);
-  return [];
-}
-
 /** A space whose combinations are all decided, or one that says it cannot be. */
 export function withBound(space: Space, primitive: PrimitiveMetadata, maxCombinations: number): Space {
   if (space.combinations <= maxCombinations) return space;
   return { ...space, inexact: [...space.inexact, `${describe(primitive)}: ${space.combinations} class combinations exceed the bound of ${maxCombinations}`] };
-}
-
-function setPath(target: Record<string, unknown>, segments: readonly string[], value: unknown): void {
-  let node = target;
-  for (const segment of segments.slice(0, -1)) {
-    const next = node[segment];
-    node = (next !== null && typeof next === 'object' && !Array.isArray(next) ? next : (node[segment] = {})) as Record<string, unknown>;
-  }
-  node[segments.at(-1)!] = value;
 }
 
 function readsPrimitive(condition: unknown): boolean {

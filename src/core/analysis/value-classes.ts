@@ -54,20 +54,67 @@ function stringTestOf(atom: Atom): StringTest | undefined {
 function textClasses(path: string, atoms: readonly Atom[], optional: boolean): ValueClasses {
   const absent = optional ? [undefined] : [];
   const versions = atoms.filter((atom): atom is Extract<Atom, { op: 'semver' }> => atom.op === 'semver');
-  if (versions.length > 0) {
-    const others = atoms.filter((atom) => atom.op !== 'semver');
-    if (others.some((atom) => atom.op !== 'eq' && atom.op !== 'truthy' && atom.op !== 'missing')) {
-      return {
-        values: [...absent, ...stringClasses(others.flatMap((atom) => stringTestOf(atom) ?? [])).witnesses],
-        inexact: `${path} is tested with sem_ver and with string tests together`,
-      };
-    }
+  const orders = atoms.filter((atom): atom is Extract<Atom, { op: 'order' }> => atom.op === 'order');
+  const others = atoms.filter((atom) => atom.op !== 'semver' && atom.op !== 'order');
+  const onlyEquality = others.every((atom) => atom.op === 'eq' || atom.op === 'truthy' || atom.op === 'missing');
+  const witnesses = () => stringClasses(others.flatMap((atom) => stringTestOf(atom) ?? [])).witnesses;
+  if (versions.length > 0 && orders.length > 0) {
+    return { values: [...absent, ...witnesses(), ...numericStrings(orders, [])], inexact: `${path} is tested with sem_ver and with "<"/">" together` };
+  }
+  if (versions.length > 0 || orders.length > 0) {
+    const what = versions.length > 0 ? 'sem_ver' : '"<"/">"';
+    if (!onlyEquality) return { values: [...absent, ...witnesses()], inexact: `${path} is tested with ${what} and with string tests together` };
     const literals = others.flatMap((atom) => (atom.op === 'eq' && typeof atom.value === 'string' ? [atom.value] : []));
+    if (orders.length > 0) return { values: [...absent, ...byLength(['', ...literals, ...numericStrings(orders, literals)])] };
     const classes = versionClasses(versions, literals);
     return { values: [...absent, ...classes.values], inexact: classes.inexact === undefined ? undefined : `${path}: ${classes.inexact}` };
   }
   const classes = stringClasses(atoms.flatMap((atom) => stringTestOf(atom) ?? []));
   return { values: [...absent, ...classes.witnesses], inexact: classes.complete ? undefined : `${path}: too many string classes to enumerate` };
+}
+
+/**
+ * Numbers as "<" and ">" against literals see them: each literal, each gap between two (and
+ * below the lowest, above the highest), when a double lies there. A double is all a string,
+ * array or claim can coerce to, besides NaN (which no comparison holds for).
+ */
+function numericPoints(orders: ReadonlyArray<Extract<Atom, { op: 'order' }>>, extra: readonly number[] = []): number[] {
+  const bounds = [...new Set([...orders.map((atom) => atom.value), ...extra].map((value) => (Object.is(value, -0) ? 0 : value)))].sort((a, b) => a - b);
+  if (bounds.length === 0) return [];
+  const points: number[] = [];
+  const inside = (low: number, high: number, candidates: readonly number[]) => candidates.find((candidate) => candidate > low && candidate < high);
+  const below = inside(-Infinity, bounds[0]!, [Math.ceil(bounds[0]!) - 1, -Number.MAX_VALUE]);
+  points.push(below ?? -Infinity);
+  bounds.forEach((bound, index) => {
+    points.push(bound);
+    const next = bounds[index + 1];
+    const gap =
+      next === undefined
+        ? (inside(bound, Infinity, [Math.floor(bound) + 1, Number.MAX_VALUE]) ?? Infinity)
+        : inside(bound, next, [Math.floor(bound) + 1, bound + (next - bound) / 2]);
+    // Two adjacent doubles have nothing between them: that gap holds no value.
+    if (gap !== undefined) points.push(gap);
+  });
+  return points;
+}
+
+/**
+ * Non-empty strings, none an equality literal, one for each numeric class (spelt with a space
+ * when the plain spelling is a literal) and one that is no number.
+ */
+function numericStrings(orders: ReadonlyArray<Extract<Atom, { op: 'order' }>>, literals: readonly string[]): string[] {
+  const taken = new Set(['', ...literals]);
+  const free = (spellings: readonly string[]) => spellings.find((spelling) => !taken.has(spelling));
+  const values = numericPoints(orders).flatMap((point) => {
+    const text = String(point);
+    return free([text, ` ${text}`, `${text} `, `  ${text}`]) ?? [];
+  });
+  const notANumber = free(['x', 'xx', 'xxx', 'y']);
+  return notANumber === undefined ? values : [notANumber, ...values];
+}
+
+function byLength(values: readonly string[]): string[] {
+  return [...new Set(values)].sort((a, b) => a.length - b.length);
 }
 
 /**
@@ -229,10 +276,12 @@ function walkTo(root: Record<string, unknown>, segments: readonly string[], decl
  * A claim may hold any JSON value. Strings are partitioned like text; each other type has few
  * classes: `null`, `true`, `false`, numbers (0, each number a test names, one other), arrays
  * (`[]`, `[L]` for each string a loose `==` names — `["a"] == "a"` —, one other) and `{}`.
+ * Numeric thresholds cut strings as they cut text, and numbers at each threshold and each gap.
  */
 function claimClasses(path: string, atoms: readonly Atom[]): ValueClasses {
   if (atoms.some((atom) => atom.op === 'contains')) return { values: [undefined, '', 'x'], inexact: `${path}: "in" on a claim` };
-  const strings = stringClasses(atoms.flatMap((atom) => stringTestOf(atom) ?? []));
+  const orders = atoms.filter((atom): atom is Extract<Atom, { op: 'order' }> => atom.op === 'order');
+  const stringTests = atoms.flatMap((atom) => stringTestOf(atom) ?? []);
   const numbers = new Set<number>([0, 1]);
   const arrays: unknown[][] = [[], ['x']];
   const others: unknown[] = [];
@@ -248,6 +297,23 @@ function claimClasses(path: string, atoms: readonly Atom[]): ValueClasses {
   let fresh = 2;
   while (numbers.has(fresh)) fresh++;
   numbers.add(fresh);
-  const values = [undefined, ...strings.witnesses, null, true, false, ...[...numbers].sort((a, b) => a - b), ...arrays, {}, ...others];
-  return { values, inexact: strings.complete ? undefined : `${path}: too many string classes to enumerate` };
+  let strings: readonly string[];
+  let inexact: string | undefined;
+  if (orders.length > 0) {
+    // Strings are cut as text is (equalities and thresholds together); an array compares as
+    // its string does, so it answers like a string of the same class that is no literal (or
+    // like [L], above, for a loose == L); numbers are cut at the thresholds and at every
+    // number an equality names.
+    if (stringTests.some((test) => test.op !== 'eq' && test.op !== 'nonempty')) inexact = `${path} is tested with "<"/">" and with string tests together`;
+    const literals = stringTests.flatMap((test) => (test.op === 'eq' ? [test.value] : []));
+    strings = byLength(['', ...literals, ...numericStrings(orders, literals), ...(inexact === undefined ? [] : stringClasses(stringTests).witnesses)]);
+    for (const point of numericPoints(orders, [...numbers])) if (Number.isFinite(point)) numbers.add(point);
+  } else {
+    const classes = stringClasses(stringTests);
+    strings = classes.witnesses;
+    if (!classes.complete) inexact = `${path}: too many string classes to enumerate`;
+  }
+  const uniqueArrays = [...new Map(arrays.map((array) => [JSON.stringify(array), array])).values()];
+  const values = [undefined, ...strings, null, true, false, ...[...numbers].sort((a, b) => a - b), ...uniqueArrays, {}, ...others];
+  return { values, inexact };
 }

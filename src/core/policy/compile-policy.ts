@@ -108,7 +108,9 @@ function createPolicy(
   const onError = options.onError;
   const requirementMarkers = enforce ? ['client.capabilities', 'request.headers', 'request.endpoint'] : [];
   const reads = Object.freeze([...new Set([...ruleReads, ...requirementMarkers])].sort());
-  const { $schema: _schema, ...content } = document;
+  // A revision names what decides (cursors, caches and feature_flag.version follow it): the
+  // invariants `mcp-gate check` proves change no decision, so they are not part of it.
+  const { $schema: _schema, invariants: _invariants, ...content } = document;
 
   function readsFor(primitives: readonly PrimitiveMetadata[]): readonly string[] {
     const extra = enforce ? requirementReads(primitives.map(toPrimitiveMetadata)) : [];

@@ -45,7 +45,7 @@ export type EvaluationErrorHandler = (error: PolicyError | Error, where: { ruleI
 
 /** A validated, compiled policy document. Never throws while evaluating. */
 export interface Policy {
-  /** Content hash of the normalized document: equal documents have equal revisions. */
+  /** Content hash of the normalized document (without `$schema` and `invariants`, which decide nothing): equal documents have equal revisions. */
   readonly revision: string;
   /** The default effect and the rules, in document order. */
   readonly default: Effect;

@@ -197,3 +197,13 @@ describe('checkPolicy on absence', () => {
     expect(named.invariants[0]!.counterexample!.context.client).toEqual({ name: '' });
   });
 });
+
+describe('invariants and the revision', () => {
+  it('leaves the revision alone: invariants change no decision', () => {
+    const document = { version: 1, default: 'allow', rules: [{ id: 'a', effect: 'deny', when: { '==': [{ var: 'client.name' }, 'x'] } }] };
+    const withInvariants = { ...document, invariants: [{ id: 'nothing-visible', never: { var: 'visible' } }] };
+    expect(compilePolicy(withInvariants).revision).toBe(compilePolicy(document).revision);
+    // A change to what decides still changes it.
+    expect(compilePolicy({ ...withInvariants, default: 'deny' }).revision).not.toBe(compilePolicy(document).revision);
+  });
+});
