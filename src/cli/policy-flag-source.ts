@@ -9,7 +9,6 @@ import type { PolicyDocument } from '../core/policy/schema.js';
 import type { Policy } from '../core/policy/types.js';
 import type { PolicyFlagError } from '../openfeature/policy-flag-error.js';
 import type { PolicyTarget } from '../openfeature/watch-policy-flag.js';
-import { withTimeout } from '../serve/lifetime.js';
 import type { OptionSpecs, ParsedArgs } from './args.js';
 import { writeLines } from './command.js';
 import { displayPath, formatIssues, InputError, readJson, readText, resolvePath, UsageError, type CliIo } from './io.js';
@@ -226,14 +225,24 @@ export async function startPolicyFlag(io: CliIo, flagKey: string, flagd: FlagdSo
   // logger: those lines are relayed once following starts, and the last error explains a failed start.
   let relay: ((message: string) => void) | undefined;
   let lastError: string | undefined;
+  let lastErrorProblems: string | undefined;
+  // flagd-core says why a configuration failed its schema only at debug level, in the same turn
+  // of the event loop as the error that follows; kept until the next turn, to name the field.
+  let schemaProblems: string | undefined;
   const logger: Logger = {
     error: (...parts: unknown[]) => {
       lastError = parts.map(String).join(' ');
-      relay?.(lastError);
+      lastErrorProblems = schemaProblems;
+      relay?.(schemaProblems === undefined ? lastError : `${lastError} (${schemaProblems})`);
     },
     warn: (...parts: unknown[]) => relay?.(`warning: ${parts.map(String).join(' ')}`),
     info: () => undefined,
-    debug: () => undefined,
+    debug: (...parts: unknown[]) => {
+      const problems = readSchemaProblems(parts.map(String).join(' '));
+      if (problems === undefined) return;
+      schemaProblems = problems;
+      setImmediate(() => (schemaProblems = undefined));
+    },
   };
 
   // flagd's file sync follows the file with fs.watchFile at Node's default 5007 ms, which it does
@@ -275,9 +284,15 @@ export async function startPolicyFlag(io: CliIo, flagKey: string, flagd: FlagdSo
   let policy: Policy;
   try {
     try {
-      await withTimeout(sdk.OpenFeature.setProviderAndWait(domain, provider), startupTimeoutMs, `no flags within ${startupTimeoutMs / 1000} s`);
+      // Not serve/lifetime.ts's withTimeout: that module imports the MCP SDK, which `serve --help` must not load.
+      let timer: NodeJS.Timeout | undefined;
+      const timeout = new Promise<never>((_resolve, reject) => {
+        timer = setTimeout(() => reject(new Error(`no flags within ${startupTimeoutMs / 1000} s`)), startupTimeoutMs);
+      });
+      await Promise.race([sdk.OpenFeature.setProviderAndWait(domain, provider), timeout]).finally(() => clearTimeout(timer));
     } catch (error) {
-      const reason = lastError ?? (error instanceof Error && error.message !== '' ? error.message : 'the provider did not start');
+      const message = (error instanceof Error && error.message !== '' ? error.message : undefined) ?? lastError ?? 'the provider did not start';
+      const reason = lastErrorProblems === undefined ? message : `${message} (${lastErrorProblems})`;
       throw new InputError(
         flagd.kind === 'file'
           ? `${origin}: flagd cannot load this flag file: ${reason}`
@@ -356,4 +371,18 @@ function describeFollowing(description: string, flagd: FlagdSource): string {
   if (flagd.kind === 'file') return `${description} (checked every ${flagd.pollIntervalMs} ms)`;
   const details = [flagd.selector === undefined ? undefined : `selector "${flagd.selector}"`, flagd.tls ? 'TLS' : undefined].filter((detail) => detail !== undefined);
   return details.length === 0 ? description : `${description} (${details.join(', ')})`;
+}
+
+const schemaProblemsPrefix = 'invalid flagd flag configuration: ';
+
+/** `/flags/x: must have required property 'state'; …` from flagd-core's debug line (ajv's errors as JSON), at most three. */
+function readSchemaProblems(message: string): string | undefined {
+  if (!message.startsWith(schemaProblemsPrefix)) return undefined;
+  try {
+    const errors = JSON.parse(message.slice(schemaProblemsPrefix.length)) as { instancePath?: unknown; message?: unknown }[];
+    const lines = [...new Set(errors.map((error) => `${String(error.instancePath) || '/'}: ${String(error.message)}`))];
+    return lines.length === 0 ? undefined : lines.slice(0, 3).join('; ') + (lines.length > 3 ? '; …' : '');
+  } catch {
+    return undefined;
+  }
 }
