@@ -221,6 +221,15 @@ describe('serve --policy-flag --flagd-host', () => {
         () => (serving.stderr().includes(`not applied (invalid_document); still serving revision ${revisionOf(hideCanary)}\n`) ? true : undefined),
         15_000,
       );
+      // flagd goes away: the replica keeps its policy and says so.
+      await sync.close();
+      await waitFor(
+        'the lost connection',
+        () =>
+          serving.stderr().includes(`mcp-gate serve: flagd: Connection error, attempting to reconnect; still serving revision ${revisionOf(hideCanary)}\n`) ? true : undefined,
+        15_000,
+      );
+      expect(await toolNames(client)).toEqual(['search', 'insights']);
       await client.close();
       expect(await running.pop()!.stop()).toBe(0);
     } finally {
