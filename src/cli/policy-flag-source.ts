@@ -274,6 +274,7 @@ export async function startPolicyFlag(io: CliIo, flagKey: string, flagd: FlagdSo
     if (closed) return;
     closed = true;
     relay = undefined;
+    stopReconnecting(provider);
     await provider.onClose();
     if (absolutePath !== undefined) unwatchFile(absolutePath, ignoreChange);
   };
@@ -385,4 +386,15 @@ function readSchemaProblems(message: string): string | undefined {
   } catch {
     return undefined;
   }
+}
+
+/**
+ * flagd-provider 0.16's gRPC sync schedules a reconnect before it rejects a failed first
+ * connection, and onClose() does not cancel it: the reconnects go on for ever, and a `serve` that
+ * could not reach flagd never exits. Its fetcher's `listen` (private) is what each reconnect runs;
+ * after close it does nothing. Absent (a file source, another version), nothing changes.
+ */
+function stopReconnecting(provider: object): void {
+  const fetcher = (provider as { _service?: { _dataFetcher?: { listen?: unknown } } })._service?._dataFetcher;
+  if (fetcher !== undefined && typeof fetcher.listen === 'function') fetcher.listen = () => undefined;
 }

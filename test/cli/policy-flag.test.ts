@@ -1,12 +1,14 @@
 // `serve --policy-flag` and `proxy --policy-flag` in-process, with the real OpenFeature SDK and
 // flagd's in-process provider: a flag file through flagd's own file sync, and flagd's sync
 // protocol from a stand-in service on 127.0.0.1 (test/cli/policy-flag-sync-server.ts).
+import { spawn } from 'node:child_process';
 import { readFile } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { unwatchFile, watchFile } from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';
 import { compilePolicy } from '../../src/core/policy/compile-policy.js';
 import { run } from '../../src/cli/run.js';
+import { buildDistOnce, builtBin } from '../built-dist.js';
 import { connectClient, startServe, toolNames, waitFor, type RunningServe } from '../serve/harness.js';
 import { useTemporaryDirectory } from '../serve/temporary-directory.js';
 import { startProxy, type RunningProxy } from '../proxy/harness.js';
@@ -40,6 +42,16 @@ function fileWatchers(path: string): number {
   const count = watchFile(path, { persistent: false }, probe).listenerCount('change') - 1;
   unwatchFile(path, probe);
   return count;
+}
+
+/** A port on 127.0.0.1 nothing listens on (it did a moment ago). */
+function closedPort(): Promise<number> {
+  return new Promise((resolve) => {
+    const probe = createServer().listen(0, '127.0.0.1', () => {
+      const { port } = probe.address() as { port: number };
+      probe.close(() => resolve(port));
+    });
+  });
 }
 
 /** `mcp-gate serve …` in-process until it fails: its exit code and stderr. */
@@ -127,15 +139,26 @@ describe('serve --policy-flag at startup', () => {
   });
 
   it("fails with exit 1 naming the address when flagd's sync service cannot be reached", async () => {
-    const closedPort = await new Promise<number>((resolve) => {
-      const probe = createServer().listen(0, '127.0.0.1', () => {
-        const { port } = probe.address() as { port: number };
-        probe.close(() => resolve(port));
-      });
-    });
-    const failed = await serveFails(['--policy-flag', 'mcp-policy', '--flagd-host', '127.0.0.1', '--flagd-port', String(closedPort)]);
+    const port = await closedPort();
+    const failed = await serveFails(['--policy-flag', 'mcp-policy', '--flagd-host', '127.0.0.1', '--flagd-port', String(port)]);
     expect(failed.code).toBe(1);
-    expect(failed.stderr).toMatch(new RegExp(`^mcp-gate serve: cannot sync flags from flagd at 127\\.0\\.0\\.1:${closedPort}: .+\\n$`));
+    expect(failed.stderr).toMatch(new RegExp(`^mcp-gate serve: cannot sync flags from flagd at 127\\.0\\.0\\.1:${port}: .+\\n$`));
+  });
+});
+
+describe('mcp-gate serve --policy-flag (the built bin)', () => {
+  it('exits 1 when flagd cannot be reached at startup, instead of reconnecting for ever', { timeout: 180_000 }, async () => {
+    expect(await buildDistOnce(), 'npm run build --noCheck').toBe('');
+    const port = await closedPort();
+    const child = spawn(process.execPath, [builtBin, 'serve', '--policy-flag', 'mcp-policy', '--flagd-host', '127.0.0.1', '--flagd-port', String(port)], {
+      stdio: ['ignore', 'ignore', 'pipe'],
+    });
+    let stderr = '';
+    child.stderr.setEncoding('utf8').on('data', (text: string) => (stderr += text));
+    const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
+    const code = await Promise.race([exited, new Promise<string>((resolve) => setTimeout(() => resolve('still running after 20 s'), 20_000))]);
+    child.kill('SIGKILL');
+    expect([code, stderr]).toEqual([1, expect.stringMatching(new RegExp(`^mcp-gate serve: cannot sync flags from flagd at 127\\.0\\.0\\.1:${port}: .+\\n$`))]);
   });
 });
 
