@@ -76,7 +76,7 @@ export async function startReplica(bin: string, args: readonly string[], cwd: st
   child.stderr!.setEncoding('utf8').on('data', (text: string) => (stderr += text));
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
   const url = await new Promise<URL>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`serve did not listen within 30 s:\n${stderr}`)), 30_000);
+    const timer = setTimeout(() => reject(new Error(`serve did not listen within 90 s:\n${stderr}`)), 90_000);
     const check = () => {
       const match = /listening on (http:\/\/127\.0\.0\.1:\d+\/mcp)/.exec(stderr);
       if (match) {

@@ -54,7 +54,7 @@ beforeAll(async () => {
   [replicas, oracle] = await Promise.all([Promise.all([0, 1].map((index) => startReplica(builtBin, args(index), repositoryRoot))), createBucketOracle(flagsPath)]);
   balancer = await startBalancer(replicas.map((replica) => replica.url));
   for (const user of users) buckets.set(user, await oracle.inBucket(user));
-}, 120_000);
+}, 240_000);
 
 afterAll(async () => {
   await balancer?.close();
