@@ -29,7 +29,7 @@ const [first, second] = [revisionOf(fleetPolicy(1)), revisionOf(fleetPolicy(2))]
 
 let directory: string;
 let flagsPath: string;
-let replicas: Replica[] = [];
+const replicas: Replica[] = [];
 let balancer: Balancer | undefined;
 let oracle: BucketOracle | undefined;
 /** flagd's own bucket of each user, from its in-process provider in this process. */
@@ -51,7 +51,11 @@ beforeAll(async () => {
     '--decision-log',
     join(directory, `decisions-${index}.jsonl`),
   ];
-  [replicas, oracle] = await Promise.all([Promise.all([0, 1].map((index) => startReplica(builtBin, args(index), repositoryRoot))), createBucketOracle(flagsPath)]);
+  // Each replica is kept as soon as it listens, so afterAll stops it even when the other failed to start.
+  const started = await Promise.allSettled([0, 1].map(async (index) => (replicas[index] = await startReplica(builtBin, args(index), repositoryRoot))));
+  const failed = started.find((result) => result.status === 'rejected');
+  if (failed) throw failed.reason;
+  oracle = await createBucketOracle(flagsPath);
   balancer = await startBalancer(replicas.map((replica) => replica.url));
   for (const user of users) buckets.set(user, await oracle.inBucket(user));
 }, 240_000);
@@ -59,9 +63,10 @@ beforeAll(async () => {
 afterAll(async () => {
   await balancer?.close();
   await oracle?.close();
-  const codes = await Promise.all(replicas.map((replica) => replica.stop()));
+  const running = replicas.filter((replica) => replica !== undefined);
+  const codes = await Promise.all(running.map((replica) => replica.stop()));
   await rm(directory, { recursive: true, force: true });
-  expect(codes).toEqual(replicas.map(() => 0));
+  expect(codes).toEqual(running.map(() => 0));
 }, 30_000);
 
 /** Makes a change, then waits until every replica has written `text` to stderr since. */
