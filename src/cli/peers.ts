@@ -17,6 +17,13 @@ export const optionalPeers = {
   '@opentelemetry/exporter-metrics-otlp-proto': { range: '>=0.200.0 <0.300.0', what: 'the OTLP/HTTP protobuf metric exporter' },
   '@opentelemetry/exporter-trace-otlp-http': { range: '>=0.200.0 <0.300.0', what: 'the OTLP/HTTP JSON trace exporter' },
   '@opentelemetry/exporter-metrics-otlp-http': { range: '>=0.200.0 <0.300.0', what: 'the OTLP/HTTP JSON metric exporter' },
+  // serve/proxy --policy-flag (src/cli/policy-flag-source.ts): the OpenFeature SDK and flagd's
+  // provider, which needs gRPC even for a flag file (its bundle requires @grpc/grpc-js at load).
+  // grpc-js's range is the provider's own peer range (~1.8 … ~1.14), so the hint never installs a
+  // version the provider refuses.
+  '@openfeature/server-sdk': { range: '^1.17.0', what: 'the OpenFeature server SDK' },
+  '@openfeature/flagd-provider': { range: '^0.16.0', what: "flagd's OpenFeature provider" },
+  '@grpc/grpc-js': { range: '>=1.8.0 <1.15.0', what: 'gRPC for Node, which the flagd provider loads' },
 } as const satisfies Record<string, { range: string; what: string }>;
 
 export type OptionalPeer = keyof typeof optionalPeers;
@@ -51,15 +58,46 @@ export async function importPeer<T>(peer: OptionalPeer, needer: string, load: ()
   }
 }
 
+type Loaded<T extends readonly (readonly [OptionalPeer, () => Promise<unknown>])[]> = { -readonly [K in keyof T]: Awaited<ReturnType<T[K][1]>> };
+
 /**
- * The package an ERR_MODULE_NOT_FOUND names, as Node words it: `Cannot find package
- * '@scope/name' imported from …` (a subpath import names the package, or the full specifier).
- * Undefined for a missing file, `Cannot find module '/…/x.js'`.
+ * importPeer for several peers: runs every `[peer, load]` at once, so a user missing several
+ * learns of all of them in one line (exit code 3). A package missing from inside a peer that is
+ * not one of ours passes through, as with importPeer.
+ */
+export async function importPeers<T extends readonly (readonly [OptionalPeer, () => Promise<unknown>])[]>(needer: string, loaders: T): Promise<Loaded<T>> {
+  const settled = await Promise.allSettled(loaders.map(([, load]) => load()));
+  const missing = new Set<OptionalPeer>();
+  for (const result of settled) {
+    if (result.status === 'fulfilled') continue;
+    const name = missingPackage(result.reason);
+    if (name === undefined || !Object.hasOwn(optionalPeers, name)) throw result.reason;
+    missing.add(name as OptionalPeer);
+  }
+  if (missing.size > 0) {
+    const names = [...missing];
+    const listed = names.map((peer) => `${peer} (${optionalPeers[peer].what})`).join(', ');
+    const install = names.map((peer) => `"${peer}@${optionalPeers[peer].range}"`).join(' ');
+    const [verb, pronoun] = names.length === 1 ? ['is', 'it'] : ['are', 'them'];
+    throw new MissingPeerError(names[0]!, `${needer}: needs ${listed}, which ${verb} not installed; install ${pronoun} with: npm install ${install}`);
+  }
+  return settled.map((result) => (result as PromiseFulfilledResult<unknown>).value) as Loaded<T>;
+}
+
+/**
+ * The package a failed import names, as Node words it: `Cannot find package '@scope/name'
+ * imported from …` (ERR_MODULE_NOT_FOUND, from an ES module; a subpath import names the package,
+ * or the full specifier) or `Cannot find module '@scope/name'` (MODULE_NOT_FOUND, from a
+ * `require` inside a CommonJS package, as the flagd provider's bundle loads gRPC). Undefined for
+ * a missing file, `Cannot find module '/…/x.js'`.
  */
 export function missingPackage(error: unknown): string | undefined {
-  if ((error as { code?: unknown } | null)?.code !== 'ERR_MODULE_NOT_FOUND') return undefined;
-  const specifier = /Cannot find package '([^']+)'/.exec((error as Error).message ?? '')?.[1];
-  if (specifier === undefined) return undefined;
+  const code = (error as { code?: unknown } | null)?.code;
+  const message = (error as Error | null)?.message ?? '';
+  let specifier: string | undefined;
+  if (code === 'ERR_MODULE_NOT_FOUND') specifier = /Cannot find package '([^']+)'/.exec(message)?.[1];
+  else if (code === 'MODULE_NOT_FOUND') specifier = /^Cannot find module '([^'./\\][^':\\]*)'/.exec(message)?.[1];
+  if (specifier === undefined || specifier.startsWith('node:')) return undefined;
   const parts = specifier.split('/');
   return (specifier.startsWith('@') ? parts.slice(0, 2) : parts.slice(0, 1)).join('/');
 }

@@ -10,8 +10,8 @@ import type { Command } from '../command.js';
 import { writeLines } from '../command.js';
 import { displayPath, exitCodes, InputError, loadAll, resolvePath, UsageError } from '../io.js';
 import { importPeer } from '../peers.js';
-import { loadPolicy } from '../policy-file.js';
 import { readUpstreamHeaderSettings, upstreamHeaderOptionSpecs, type UpstreamHeaderSettings } from '../upstream-header-options.js';
+import { closeOnFailure, loadPolicyOption, policyFlagOptionSpecs, policyFlagUsage, readPolicySource, type PolicySource } from '../policy-flag-source.js';
 import { describeUpstream, loadOverlay, readUpstreamSpec, upstreamOptionSpecs } from '../upstream-source.js';
 import { noteCredentialHeaders, openDecisionLog, watchPolicy } from './serve.js';
 
@@ -27,7 +27,8 @@ export const proxyCommand: Command = {
   name: 'proxy',
   summary: 'gate any MCP server (a command over stdio, or a URL) behind a policy, over Streamable HTTP on 127.0.0.1 or stdio',
   usage:
-    'mcp-gate proxy --policy FILE [--overlay FILE] (--upstream-cmd "CMD ARGS" | --upstream-url URL) [--port N] [--host 127.0.0.1] [--stdio] [--watch] [--decision-log FILE|-] [--log-headers NAME,…] [--max-sessions N] [--session-idle-timeout SECONDS] [--page-size N] [--jwks FILE|URL --issuer ISS --audience AUD] [--upstream-header "NAME: VALUE"]… [--forward-header NAME]… [--otel]',
+    'mcp-gate proxy --policy FILE [--overlay FILE] (--upstream-cmd "CMD ARGS" | --upstream-url URL) [--port N] [--host 127.0.0.1] [--stdio] [--watch] [--decision-log FILE|-] [--log-headers NAME,…] [--max-sessions N] [--session-idle-timeout SECONDS] [--page-size N] [--jwks FILE|URL --issuer ISS --audience AUD] [--upstream-header "NAME: VALUE"]… [--forward-header NAME]… [--otel]' +
+    policyFlagUsage(command),
   description: [
     `Puts the policy in front of an MCP server written in any language: spawned from --upstream-cmd`,
     `(spoken to over stdio) or reached at --upstream-url (Streamable HTTP). Serves Streamable HTTP at`,
@@ -38,7 +39,8 @@ export const proxyCommand: Command = {
     `and nothing naming one is sent upstream. Messages go to stderr. See docs/proxy.md.`,
   ].join('\n'),
   options: {
-    policy: { type: 'string', value: 'FILE', description: 'the policy document (required)' },
+    policy: { type: 'string', value: 'FILE', description: 'the policy document (or --policy-flag)' },
+    ...policyFlagOptionSpecs,
     ...upstreamOptionSpecs,
     port: { type: 'string', value: 'N', description: `TCP port (default ${defaultPort}; 0 picks a free one)` },
     host: { type: 'string', value: '127.0.0.1', description: 'address to listen on; only 127.0.0.1 for now' },
@@ -61,11 +63,12 @@ export const proxyCommand: Command = {
     const settings = readSettings(args);
     const runtime = await importPeer('@modelcontextprotocol/sdk', command, () => import('../../proxy/proxy-runtime.js'));
     const transports = await importPeer('@modelcontextprotocol/sdk', command, () => import('../../proxy/upstream-transport.js'));
-    const [{ policy, name: policyName }, overlay] = await loadAll(loadPolicy(io, settings.policyPath), loadOverlay(io, settings.overlayPath));
+    const policyLoad = loadPolicyOption(io, settings.policySource, command);
+    const [{ policy, name: policyName, flag: policyFlag }, overlay] = await loadAll(policyLoad, loadOverlay(io, settings.overlayPath)).catch(closeOnFailure(policyLoad));
     const note = (text: string) => writeLines(io.stderr, `${command}: ${text}`);
     const signal = io.signal;
     if (signal === undefined) throw new Error('proxy needs io.signal to know when to stop');
-    const decisionLog = settings.decisionLog === undefined ? undefined : await openDecisionLog(io, settings.decisionLog, note);
+    const decisionLog = settings.decisionLog === undefined ? undefined : await openDecisionLog(io, settings.decisionLog, note).catch(closeOnFailure(policyLoad));
     noteCredentialHeaders({ logHeaders: settings.logHeaders, logCredentialHeaders: false }, note);
     const logDecision =
       decisionLog &&
@@ -73,7 +76,7 @@ export const proxyCommand: Command = {
         note(`decision log: ${error instanceof Error ? error.message : String(error)}`),
       );
     const onError = (error: unknown) => note(`error: ${error instanceof Error ? error.message : String(error)}`);
-    const bearer = settings.bearer && (await loadBearerVerifier(io, command, settings.bearer));
+    const bearer = settings.bearer && (await loadBearerVerifier(io, command, settings.bearer).catch(closeOnFailure(policyLoad)));
     let telemetry: ServeTelemetry | undefined;
     try {
       // Loaded only with --otel, as serve does: the OTel packages are optional peers.
@@ -121,14 +124,17 @@ export const proxyCommand: Command = {
         }
       }
       const watcher = settings.watch ? watchPolicy(io, policyName, wire, note) : undefined;
+      policyFlag?.follow(wire, { note, writeEvent: decisionLog?.write });
       if (decisionLog) note(`decision log: ${decisionLog.label}`);
       if (telemetry) note(`telemetry: ${telemetry.description}`);
       await stop.done;
       watcher?.close();
+      await policyFlag?.close();
       await stop.close();
       note('stopped');
     } finally {
       await telemetry?.shutdown().catch((error: unknown) => note(`telemetry: ${error instanceof Error ? error.message : String(error)}`));
+      await policyFlag?.close();
       logDecision?.flush();
       await decisionLog?.close();
     }
@@ -137,7 +143,7 @@ export const proxyCommand: Command = {
 };
 
 export interface ProxySettings extends UpstreamHeaderSettings {
-  readonly policyPath: string;
+  readonly policySource: PolicySource;
   readonly overlayPath: string | undefined;
   readonly upstream: UpstreamSpec;
   readonly port: number;
@@ -154,8 +160,7 @@ export interface ProxySettings extends UpstreamHeaderSettings {
 
 function readSettings(args: ParsedArgs): ProxySettings {
   if (args.positionals.length > 0) throw new UsageError(`${command}: unexpected argument "${args.positionals[0]}"; see "${command} --help"`);
-  const policyPath = args.string('policy');
-  if (policyPath === undefined) throw new UsageError(`${command}: missing --policy FILE; see "${command} --help"`);
+  const policySource = readPolicySource(args, command);
   const upstream = readUpstreamSpec(args, command);
   if (upstream === undefined) throw new UsageError(`${command}: pass one upstream: --upstream-cmd "CMD ARGS" or --upstream-url URL`);
   const stdio = args.flag('stdio');
@@ -180,7 +185,7 @@ function readSettings(args: ParsedArgs): ProxySettings {
   }
   const pageSizeText = args.string('page-size');
   return {
-    policyPath,
+    policySource,
     overlayPath: args.string('overlay'),
     upstream,
     port,

@@ -1,4 +1,5 @@
 import { createWriteStream, type WriteStream } from 'node:fs';
+import type { Policy } from '../../core/policy/types.js';
 import type { Gate, MissingCapabilities } from '../../sdk/index.js';
 import { createDecisionLogger, isCredentialHeader } from '../../serve/decision-log.js';
 import { deferToIdle } from '../../serve/deferred-queue.js';
@@ -13,7 +14,16 @@ import { serverOptionSpecs } from '../manifest.js';
 import { importPeer } from '../peers.js';
 import type { ServeTelemetry } from '../otel-runtime.js';
 import { loadPolicy } from '../policy-file.js';
-import { loadServerModule, readServerManifest } from '../server-module.js';
+import {
+  closeOnFailure,
+  loadPolicyOption,
+  policyFlagOptionSpecs,
+  policyFlagUsage,
+  readPolicySource,
+  type PolicyFlagSource,
+  type PolicySource,
+} from '../policy-flag-source.js';
+import { loadServerModule, readServerManifest, type ServerModule } from '../server-module.js';
 
 // The v1 SDK (an optional peer) is loaded in execute, through serve-runtime.ts: `serve --help`
 // and the command list need only this module, and a missing SDK is one line naming the package.
@@ -25,17 +35,21 @@ export const serveCommand: Command = {
   name: 'serve',
   summary: 'serve a gated MCP server over Streamable HTTP on 127.0.0.1, or over stdio',
   usage:
-    'mcp-gate serve --policy FILE [--server MODULE [--export NAME]] [--port N | --stdio] [--stateless] [--max-sessions N] [--session-idle-timeout SECONDS] [--on-missing-capabilities deny|allow] [--watch] [--decision-log FILE|-] [--log-headers NAME,…] [--log-credential-headers] [--otel] [--jwks FILE|URL --issuer ISS --audience AUD]',
+    'mcp-gate serve --policy FILE [--server MODULE [--export NAME]] [--port N | --stdio] [--stateless] [--max-sessions N] [--session-idle-timeout SECONDS] [--on-missing-capabilities deny|allow] [--watch] [--decision-log FILE|-] [--log-headers NAME,…] [--log-credential-headers] [--otel] [--jwks FILE|URL --issuer ISS --audience AUD]' +
+    policyFlagUsage(command),
   description: [
     `Serves the server a module builds (without --server, the demo server) behind the policy: over`,
     `Streamable HTTP at http://127.0.0.1:PORT/mcp, every path below /mcp being an endpoint too`,
     `(/mcp/admin), or over stdin/stdout with --stdio. Messages go to stderr. Stops on SIGINT/SIGTERM.`,
     `--watch reloads the policy when its file changes; an invalid file is rejected, its problems`,
-    `printed, and the running policy keeps serving. --decision-log writes one JSON line per decision.`,
+    `printed, and the running policy keeps serving. --policy-flag reads the policy from an OpenFeature`,
+    `object flag through flagd in-process (a flag file, or flagd's sync service) and follows it the same`,
+    `way (docs/openfeature.md). --decision-log writes one JSON line per decision.`,
     `--otel exports decisions as OpenTelemetry spans and metrics over OTLP/HTTP (OTEL_EXPORTER_OTLP_*).`,
   ].join('\n'),
   options: {
-    policy: { type: 'string', value: 'FILE', description: 'the policy document (required)' },
+    policy: { type: 'string', value: 'FILE', description: 'the policy document (or --policy-flag)' },
+    ...policyFlagOptionSpecs,
     ...serverOptionSpecs,
     port: { type: 'string', value: 'N', description: `TCP port on 127.0.0.1 (default ${defaultPort}; 0 picks a free one)` },
     stdio: { type: 'boolean', description: 'speak MCP over stdin/stdout instead of HTTP' },
@@ -77,58 +91,76 @@ export const serveCommand: Command = {
   async execute(args, io) {
     const settings = readSettings(args);
     const runtime = await importPeer('@modelcontextprotocol/sdk', command, () => import('./serve-runtime.js'));
-    const [{ policy, name: policyName }, module] = await loadAll(
-      loadPolicy(io, settings.policyPath),
+    const policyLoad = loadPolicyOption(io, settings.policySource, command);
+    const [{ policy, name: policyName, flag: policyFlag }, module] = await loadAll(
+      policyLoad,
       settings.serverPath === undefined ? Promise.resolve(runtime.demoModule) : loadServerModule(io, settings.serverPath, settings.exportName),
-    );
-    // Build one server now, so a broken factory or invalid metadata fails here rather than per session.
-    const { primitives, warnings } = readServerManifest(module);
-    const note = (text: string) => writeLines(io.stderr, `${command}: ${text}`);
-    for (const warning of warnings) writeLines(io.stderr, warning);
-    const signal = io.signal;
-    if (signal === undefined) throw new Error('serve needs io.signal to know when to stop');
-
-    const bearer = settings.bearer && (await loadBearerVerifier(io, command, settings.bearer));
-    const decisionLog = settings.decisionLog === undefined ? undefined : await openDecisionLog(io, settings.decisionLog, note);
-    noteCredentialHeaders(settings, note);
-    // Off the response path: see deferToIdle (a hidden tool is logged, an unknown name is not).
-    const logDecision =
-      decisionLog &&
-      deferToIdle(createDecisionLogger({ write: decisionLog.write, logHeaders: settings.logHeaders, logCredentialHeaders: settings.logCredentialHeaders }), (error) =>
-        note(`decision log: ${error instanceof Error ? error.message : String(error)}`),
-      );
-    let telemetry: ServeTelemetry | undefined;
+    ).catch(closeOnFailure(policyLoad));
     try {
-      // Loaded only with --otel: the OTel packages are optional peers (src/cli/otel-runtime.ts).
-      if (settings.otel) telemetry = await (await import('../otel-runtime.js')).startServeTelemetry(command, process.env, logDecision);
-      const gate = runtime.createGate({
-        policy,
-        metadata: module.metadata,
-        onMissingCapabilities: settings.onMissingCapabilities,
-        onError: (error) => note(`error: ${error.message}`),
-        onDecision: telemetry?.onDecision ?? logDecision,
-      });
-      const source = module === runtime.demoModule ? 'the demo server' : `${module.name} ${module.factoryName}()`;
-      note(`policy ${policyName} (revision ${policy.revision}) in front of ${source}: ${countOf(primitives.length, 'primitive')}`);
-      const stop = settings.stdio ? await runtime.serveStdio(io, module, gate, signal, note) : await runtime.serveHttp(module, gate, { ...settings, bearer }, signal, note);
-      const watcher = settings.watch ? watchPolicy(io, policyName, gate, note) : undefined;
-      if (decisionLog) note(`decision log: ${decisionLog.label}`);
-      if (telemetry) note(`telemetry: ${telemetry.description}`);
-      await stop.done;
-      watcher?.close();
-      await stop.close();
-      note('stopped');
+      return await serveWith(io, settings, runtime, policyFlag, { policy, policyName, module });
     } finally {
-      await telemetry?.shutdown().catch((error: unknown) => note(`telemetry: ${error instanceof Error ? error.message : String(error)}`));
-      logDecision?.flush();
-      await decisionLog?.close();
+      // Also when serving never started (a broken factory, a log that cannot be opened).
+      await policyFlag?.close();
     }
-    return exitCodes.ok;
   },
 };
 
+async function serveWith(
+  io: CliIo,
+  settings: ServeSettings,
+  runtime: typeof import('./serve-runtime.js'),
+  policyFlag: PolicyFlagSource | undefined,
+  { policy, policyName, module }: { policy: Policy; policyName: string; module: ServerModule },
+): Promise<number> {
+  // Build one server now, so a broken factory or invalid metadata fails here rather than per session.
+  const { primitives, warnings } = readServerManifest(module);
+  const note = (text: string) => writeLines(io.stderr, `${command}: ${text}`);
+  for (const warning of warnings) writeLines(io.stderr, warning);
+  const signal = io.signal;
+  if (signal === undefined) throw new Error('serve needs io.signal to know when to stop');
+
+  const bearer = settings.bearer && (await loadBearerVerifier(io, command, settings.bearer));
+  const decisionLog = settings.decisionLog === undefined ? undefined : await openDecisionLog(io, settings.decisionLog, note);
+  noteCredentialHeaders(settings, note);
+  // Off the response path: see deferToIdle (a hidden tool is logged, an unknown name is not).
+  const logDecision =
+    decisionLog &&
+    deferToIdle(createDecisionLogger({ write: decisionLog.write, logHeaders: settings.logHeaders, logCredentialHeaders: settings.logCredentialHeaders }), (error) =>
+      note(`decision log: ${error instanceof Error ? error.message : String(error)}`),
+    );
+  let telemetry: ServeTelemetry | undefined;
+  try {
+    // Loaded only with --otel: the OTel packages are optional peers (src/cli/otel-runtime.ts).
+    if (settings.otel) telemetry = await (await import('../otel-runtime.js')).startServeTelemetry(command, process.env, logDecision);
+    const gate = runtime.createGate({
+      policy,
+      metadata: module.metadata,
+      onMissingCapabilities: settings.onMissingCapabilities,
+      onError: (error) => note(`error: ${error.message}`),
+      onDecision: telemetry?.onDecision ?? logDecision,
+    });
+    const source = module === runtime.demoModule ? 'the demo server' : `${module.name} ${module.factoryName}()`;
+    note(`policy ${policyName} (revision ${policy.revision}) in front of ${source}: ${countOf(primitives.length, 'primitive')}`);
+    const stop = settings.stdio ? await runtime.serveStdio(io, module, gate, signal, note) : await runtime.serveHttp(module, gate, { ...settings, bearer }, signal, note);
+    const watcher = settings.watch ? watchPolicy(io, policyName, gate, note) : undefined;
+    policyFlag?.follow(gate, { note, writeEvent: decisionLog?.write });
+    if (decisionLog) note(`decision log: ${decisionLog.label}`);
+    if (telemetry) note(`telemetry: ${telemetry.description}`);
+    await stop.done;
+    watcher?.close();
+    await policyFlag?.close();
+    await stop.close();
+    note('stopped');
+  } finally {
+    await telemetry?.shutdown().catch((error: unknown) => note(`telemetry: ${error instanceof Error ? error.message : String(error)}`));
+    logDecision?.flush();
+    await decisionLog?.close();
+  }
+  return exitCodes.ok;
+}
+
 export interface ServeSettings {
-  readonly policyPath: string;
+  readonly policySource: PolicySource;
   readonly serverPath: string | undefined;
   readonly exportName: string | undefined;
   readonly port: number;
@@ -147,8 +179,7 @@ export interface ServeSettings {
 
 function readSettings(args: ParsedArgs): ServeSettings {
   if (args.positionals.length > 0) throw new UsageError(`${command}: unexpected argument "${args.positionals[0]}"; see "${command} --help"`);
-  const policyPath = args.string('policy');
-  if (policyPath === undefined) throw new UsageError(`${command}: missing --policy FILE; see "${command} --help"`);
+  const policySource = readPolicySource(args, command);
   const stdio = args.flag('stdio');
   const portText = args.string('port');
   if (stdio && portText !== undefined) throw new UsageError(`${command}: pass either --port or --stdio, not both`);
@@ -182,7 +213,7 @@ function readSettings(args: ParsedArgs): ServeSettings {
   const maxSessions = readInteger(args, 'max-sessions', { minimum: 1, maximum: 1_000_000, fallback: defaultMaxSessions });
   const idleSeconds = readInteger(args, 'session-idle-timeout', { minimum: 0, maximum: 86_400, fallback: defaultSessionIdleTimeoutMs / 1000 });
   return {
-    policyPath,
+    policySource,
     serverPath: args.string('server'),
     exportName: args.string('export'),
     port,

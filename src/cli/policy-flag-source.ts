@@ -1,0 +1,400 @@
+// `serve --policy-flag KEY` and `proxy --policy-flag KEY`: the policy document held by an
+// OpenFeature object flag, served by flagd's in-process provider from a flag file (offline: the
+// file flagd's file sync reads) or from flagd's sync service. The OpenFeature packages are
+// optional peers, imported here only when --policy-flag is given (only `import type` above the
+// loaders, so `serve --help` and `--policy FILE` load none of them).
+import { unwatchFile, watchFile } from 'node:fs';
+import type { Client, Logger } from '@openfeature/server-sdk';
+import type { PolicyDocument } from '../core/policy/schema.js';
+import type { Policy } from '../core/policy/types.js';
+import type { PolicyFlagError } from '../openfeature/policy-flag-error.js';
+import type { PolicyTarget } from '../openfeature/watch-policy-flag.js';
+import type { OptionSpecs, ParsedArgs } from './args.js';
+import { writeLines } from './command.js';
+import { displayPath, formatIssues, InputError, readJson, readText, resolvePath, UsageError, type CliIo } from './io.js';
+import { importPeers } from './peers.js';
+import { loadPolicy } from './policy-file.js';
+
+/** The port of flagd's sync service (flagd.sync.v1), the in-process provider's default. */
+export const defaultFlagdSyncPort = 8015;
+/** Node's fs.watchFile default, which flagd's file sync polls the flag file at. */
+export const defaultFlagdPollIntervalMs = 5007;
+/** How long startup waits for the provider to connect and load its first flags. */
+const startupTimeoutMs = 15_000;
+
+export const policyFlagOptionSpecs = {
+  'policy-flag': {
+    type: 'string',
+    value: 'KEY',
+    description: 'read the policy from this OpenFeature object flag through flagd in-process (instead of --policy), and follow its changes',
+  },
+  'flagd-file': { type: 'string', value: 'PATH', description: 'with --policy-flag: the flagd flag file (offline, as flagd file sync reads it), followed as it changes' },
+  'flagd-poll-interval': {
+    type: 'string',
+    value: 'MS',
+    description: `with --flagd-file: how often the file is checked for changes, in milliseconds (default ${defaultFlagdPollIntervalMs})`,
+  },
+  'flagd-host': { type: 'string', value: 'HOST', description: "with --policy-flag: flagd's sync service (flagd.sync.v1), for production" },
+  'flagd-port': { type: 'string', value: 'N', description: `with --flagd-host: its port (default ${defaultFlagdSyncPort})` },
+  'flagd-selector': { type: 'string', value: 'SELECTOR', description: "with --flagd-host: which of flagd's flag sources to sync" },
+  'flagd-tls': { type: 'boolean', description: 'with --flagd-host: connect over TLS' },
+  'flagd-cert': { type: 'string', value: 'PATH', description: 'with --flagd-tls: the CA certificate (PEM) to trust instead of the system roots' },
+} as const satisfies OptionSpecs;
+
+/** Where flagd's in-process provider reads flags from. */
+export type FlagdSource =
+  | { readonly kind: 'file'; readonly path: string; readonly pollIntervalMs: number }
+  | {
+      readonly kind: 'sync';
+      readonly host: string;
+      readonly port: number;
+      readonly selector: string | undefined;
+      readonly tls: boolean;
+      readonly certPath: string | undefined;
+    };
+
+/** Where the policy comes from: `--policy FILE` or `--policy-flag KEY` with its flagd source. */
+export type PolicySource = { readonly kind: 'file'; readonly path: string } | { readonly kind: 'flag'; readonly flagKey: string; readonly flagd: FlagdSource };
+
+/** The second form of serve's and proxy's usage: the same options, the policy from a flag. */
+export function policyFlagUsage(command: string): string {
+  return `\n       ${command} --policy-flag KEY (--flagd-file PATH [--flagd-poll-interval MS] | --flagd-host HOST [--flagd-port N] [--flagd-selector SELECTOR] [--flagd-tls [--flagd-cert PATH]]) [options as above, but --watch]`;
+}
+
+const fileOnly = ['flagd-poll-interval'] as const;
+const syncOnly = ['flagd-port', 'flagd-selector', 'flagd-tls', 'flagd-cert'] as const;
+
+/** Reads --policy / --policy-flag and the flagd options: exactly one policy source, and only the options it uses. */
+export function readPolicySource(args: ParsedArgs, command: string): PolicySource {
+  const policyPath = args.string('policy');
+  const flagKey = args.string('policy-flag');
+  const given = (name: string) => (name === 'flagd-tls' ? args.flag(name) : args.string(name) !== undefined);
+  if (policyPath !== undefined && flagKey !== undefined) throw new UsageError(`${command}: pass either --policy FILE or --policy-flag KEY, not both`);
+  if (flagKey === undefined) {
+    const stray = ['flagd-file', 'flagd-host', ...fileOnly, ...syncOnly].find(given);
+    if (stray !== undefined) throw new UsageError(`${command}: --${stray} is for --policy-flag KEY`);
+    if (policyPath === undefined) throw new UsageError(`${command}: missing --policy FILE; see "${command} --help"`);
+    return { kind: 'file', path: policyPath };
+  }
+  if (flagKey.trim() === '') throw new UsageError(`${command}: --policy-flag needs a flag key`);
+  if (args.flag('watch')) throw new UsageError(`${command}: --watch follows a policy file; --policy-flag follows its flag without it`);
+  const file = args.string('flagd-file');
+  const host = args.string('flagd-host');
+  if ((file === undefined) === (host === undefined)) {
+    throw new UsageError(`${command}: --policy-flag needs one flag source: --flagd-file PATH (offline) or --flagd-host HOST (flagd's sync service)`);
+  }
+  if (file !== undefined) {
+    const stray = syncOnly.find(given);
+    if (stray !== undefined) throw new UsageError(`${command}: --${stray} is for --flagd-host; --flagd-file reads a file`);
+    return {
+      kind: 'flag',
+      flagKey,
+      flagd: { kind: 'file', path: file, pollIntervalMs: readWhole(args, 'flagd-poll-interval', 10, 3_600_000, defaultFlagdPollIntervalMs, command) },
+    };
+  }
+  const stray = fileOnly.find(given);
+  if (stray !== undefined) throw new UsageError(`${command}: --${stray} is for --flagd-file; the sync service pushes changes`);
+  if (host!.trim() === '') throw new UsageError(`${command}: --flagd-host needs a host name or address`);
+  const tls = args.flag('flagd-tls');
+  const certPath = args.string('flagd-cert');
+  if (certPath !== undefined && !tls) throw new UsageError(`${command}: --flagd-cert is the CA for --flagd-tls; pass --flagd-tls too`);
+  return {
+    kind: 'flag',
+    flagKey,
+    flagd: {
+      kind: 'sync',
+      host: host!,
+      port: readWhole(args, 'flagd-port', 1, 65_535, defaultFlagdSyncPort, command),
+      selector: args.string('flagd-selector'),
+      tls,
+      certPath,
+    },
+  };
+}
+
+function readWhole(args: ParsedArgs, name: string, minimum: number, maximum: number, fallback: number, command: string): number {
+  const text = args.string(name);
+  if (text === undefined) return fallback;
+  const value = /^\d{1,7}$/.test(text) ? Number(text) : Number.NaN;
+  if (!(value >= minimum && value <= maximum)) throw new UsageError(`${command}: --${name} must be a whole number from ${minimum} to ${maximum}, got "${text}"`);
+  return value;
+}
+
+/** What a policy flag is applied to: serve's SDK gate or the proxy's wire gate. */
+export interface PolicyHolder {
+  readonly policy: Policy;
+  setPolicy(next: Policy | PolicyDocument): Promise<void>;
+}
+
+/** A line of the decision log for a flag that was not applied (docs/cli.md, "Policy flags"). */
+export interface PolicyFlagEvent {
+  readonly time: string;
+  readonly event: 'policy_flag_error';
+  readonly flag: string;
+  /** The revision still in force. */
+  readonly policyRevision: string;
+  /** PolicyFlagError's `problem`, or `flagd` for what the provider reported (a flag file it could not parse, a lost connection). */
+  readonly problem: PolicyFlagError['problem'] | 'flagd';
+  readonly message: string;
+}
+
+export interface FollowOptions {
+  /** A stderr line, prefixed with the command. */
+  readonly note: (text: string) => void;
+  /** Receives one JSON line (newline included) per error, for the decision log. */
+  readonly writeEvent?: ((line: string) => void) | undefined;
+}
+
+/** The policy read at startup from its flag, the provider that serves it, and how to follow it. */
+export interface PolicyFlagSource {
+  readonly policy: Policy;
+  /** `flag mcp-policy`, as messages name it. */
+  readonly name: string;
+  /** `flagd file flags.json`, `flagd sync 127.0.0.1:8015`. */
+  readonly description: string;
+  /** Applies every later valid revision of the flag to `gate`; reports the others. Once. */
+  follow(gate: PolicyHolder, options: FollowOptions): void;
+  /** Stops following and closes the provider (its file watcher or gRPC stream). */
+  close(): Promise<void>;
+}
+
+/** What the policy option loaded: a file's policy, or a flag's with the source to follow and close. */
+export interface LoadedPolicyOption {
+  readonly policy: Policy;
+  readonly name: string;
+  readonly flag: PolicyFlagSource | undefined;
+}
+
+/** Loads the policy from --policy FILE or --policy-flag KEY; failures are InputErrors naming the file or the flag. */
+export async function loadPolicyOption(io: CliIo, source: PolicySource, command: string): Promise<LoadedPolicyOption> {
+  if (source.kind === 'file') {
+    const { policy, name } = await loadPolicy(io, source.path);
+    return { policy, name, flag: undefined };
+  }
+  const flag = await startPolicyFlag(io, source.flagKey, source.flagd, command);
+  return { policy: flag.policy, name: flag.name, flag };
+}
+
+/**
+ * For `loadAll(...).catch(closeOnFailure(load))`: when another input failed, the flag source that
+ * did start is closed before the error goes on, so a failed startup leaves no provider running.
+ */
+export function closeOnFailure(load: Promise<LoadedPolicyOption>): (error: unknown) => Promise<never> {
+  return async (error) => {
+    await load.then(
+      (loaded) => loaded.flag?.close(),
+      () => undefined,
+    );
+    throw error;
+  };
+}
+
+let providerDomains = 0;
+
+/**
+ * Starts flagd's in-process provider on `flagd`, waits for its first flags and reads the policy
+ * flag once. Throws an InputError naming the file or the sync address, and the flag, when any
+ * step fails; the provider is closed then.
+ */
+export async function startPolicyFlag(io: CliIo, flagKey: string, flagd: FlagdSource, command: string): Promise<PolicyFlagSource> {
+  const name = `flag ${flagKey}`;
+  // `origin` starts error lines, compiler style (`flags.json: flag mcp-policy: rules[0]: …`).
+  let origin: string;
+  let description: string;
+  let absolutePath: string | undefined;
+  if (flagd.kind === 'file') {
+    absolutePath = resolvePath(io, flagd.path);
+    origin = displayPath(io, absolutePath);
+    description = `flagd file ${origin}`;
+    // The provider reads the file itself; reading it first names the file and the JSON error's line.
+    await readJson(io, absolutePath);
+  } else {
+    description = `flagd sync ${flagd.host}:${flagd.port}`;
+    origin = description;
+    // The provider falls back to the system roots when the file is missing: say so instead.
+    if (flagd.certPath !== undefined) await readText(io, resolvePath(io, flagd.certPath));
+  }
+  const [sdk, flagdProvider, openfeature] = await importPeers(`${command} --policy-flag`, [
+    ['@openfeature/server-sdk', () => import('@openfeature/server-sdk')],
+    ['@openfeature/flagd-provider', () => import('@openfeature/flagd-provider')],
+    // mcp-gate/openfeature itself imports @openfeature/server-sdk, checked above.
+    ['@openfeature/server-sdk', () => import('../openfeature/index.js')],
+  ] as const);
+
+  // The provider tells of a flag file it cannot parse, and of a lost connection, only through its
+  // logger: those lines are relayed once following starts, and the last error explains a failed start.
+  let relay: ((message: string) => void) | undefined;
+  let lastError: string | undefined;
+  let lastErrorProblems: string | undefined;
+  // flagd-core says why a configuration failed its schema only at debug level, in the same turn
+  // of the event loop as the error that follows; kept until the next turn, to name the field.
+  let schemaProblems: string | undefined;
+  const logger: Logger = {
+    error: (...parts: unknown[]) => {
+      lastError = parts.map(String).join(' ');
+      lastErrorProblems = schemaProblems;
+      relay?.(schemaProblems === undefined ? lastError : `${lastError} (${schemaProblems})`);
+    },
+    warn: (...parts: unknown[]) => relay?.(`warning: ${parts.map(String).join(' ')}`),
+    info: () => undefined,
+    debug: (...parts: unknown[]) => {
+      const problems = readSchemaProblems(parts.map(String).join(' '));
+      if (problems === undefined) return;
+      schemaProblems = problems;
+      setImmediate(() => (schemaProblems = undefined));
+    },
+  };
+
+  // flagd's file sync follows the file with fs.watchFile at Node's default 5007 ms, which it does
+  // not let us set. Node keeps one stat watcher per path, polling at the interval of the first
+  // watchFile call on it: watching the path first (without keeping the process alive) sets the
+  // interval the provider's own listener runs at. test/cli/policy-flag.test.ts checks that the
+  // provider's listener joins this watcher.
+  const ignoreChange = () => undefined;
+  if (flagd.kind === 'file') watchFile(absolutePath!, { interval: flagd.pollIntervalMs, persistent: false }, ignoreChange);
+  const provider = new flagdProvider.FlagdProvider(
+    flagd.kind === 'file'
+      ? { resolverType: 'in-process', offlineFlagSourcePath: absolutePath!, socketPath: undefined }
+      : {
+          resolverType: 'in-process',
+          host: flagd.host,
+          port: flagd.port,
+          tls: flagd.tls,
+          certPath: flagd.certPath === undefined ? undefined : resolvePath(io, flagd.certPath),
+          selector: flagd.selector ?? '',
+          // Set explicitly: the provider's FLAGD_OFFLINE_FLAG_SOURCE_PATH / FLAGD_SOCKET_PATH would
+          // otherwise replace the source these options name.
+          offlineFlagSourcePath: undefined,
+          socketPath: undefined,
+        },
+    logger,
+  );
+  let closed = false;
+  const closeProvider = async () => {
+    if (closed) return;
+    closed = true;
+    relay = undefined;
+    stopReconnecting(provider);
+    await provider.onClose();
+    if (absolutePath !== undefined) unwatchFile(absolutePath, ignoreChange);
+  };
+
+  // A domain of our own: a --server module's OpenFeature providers (default or named) stay its own.
+  const domain = `mcp-gate/policy-flag/${++providerDomains}`;
+  let client: Client;
+  let policy: Policy;
+  try {
+    try {
+      // Not serve/lifetime.ts's withTimeout: that module imports the MCP SDK, which `serve --help` must not load.
+      let timer: NodeJS.Timeout | undefined;
+      const timeout = new Promise<never>((_resolve, reject) => {
+        timer = setTimeout(() => reject(new Error(`no flags within ${startupTimeoutMs / 1000} s`)), startupTimeoutMs);
+      });
+      await Promise.race([sdk.OpenFeature.setProviderAndWait(domain, provider), timeout]).finally(() => clearTimeout(timer));
+    } catch (error) {
+      const message = (error instanceof Error && error.message !== '' ? error.message : undefined) ?? lastError ?? 'the provider did not start';
+      const reason = lastErrorProblems === undefined ? message : `${message} (${lastErrorProblems})`;
+      throw new InputError(
+        flagd.kind === 'file'
+          ? `${origin}: flagd cannot load this flag file: ${reason}`
+          : `${command}: cannot sync flags from flagd at ${flagd.host}:${flagd.port}${flagd.selector === undefined ? '' : ` (selector "${flagd.selector}")`}: ${reason}`,
+      );
+    }
+    client = sdk.OpenFeature.getClient(domain);
+    try {
+      policy = await openfeature.readPolicyFlag(client, flagKey, { compile: { source: name } });
+    } catch (error) {
+      if (!(error instanceof openfeature.PolicyFlagError)) throw error;
+      throw new InputError(formatIssues(`${origin}: ${name}`, error.issues));
+    }
+  } catch (error) {
+    await closeProvider();
+    throw error;
+  }
+
+  let watch: { close(): Promise<void> } | undefined;
+  return {
+    policy,
+    name,
+    description,
+    follow(gate, { note, writeEvent }) {
+      if (watch !== undefined || closed) throw new Error('a policy flag source is followed once, before it is closed');
+      // One report per problem: the provider re-reads on every change of any flag in the source.
+      let lastReport: string | undefined;
+      const report = (problem: PolicyFlagEvent['problem'], headline: string, details: readonly string[]) => {
+        const text = [headline, ...details].join('\n');
+        if (text === lastReport) return;
+        lastReport = text;
+        const revision = gate.policy.revision;
+        note(`${headline}; still serving revision ${revision}`);
+        for (const line of details) writeLines(io.stderr, line);
+        const event: PolicyFlagEvent = {
+          time: new Date().toISOString(),
+          event: 'policy_flag_error',
+          flag: flagKey,
+          policyRevision: revision,
+          problem,
+          message: [headline, ...details].join('; '),
+        };
+        writeEvent?.(`${JSON.stringify(event)}\n`);
+      };
+      relay = (message) => report('flagd', `flagd: ${message}`, []);
+      // Every valid read is handed over, also when another flag of the source changed: the same
+      // revision changes nothing and says nothing.
+      const target: PolicyTarget = {
+        async setPolicy(next) {
+          const before = gate.policy.revision;
+          if ('revision' in next && next.revision === before) return;
+          await gate.setPolicy(next);
+          lastReport = undefined;
+          note(`${name} changed: revision ${before} → ${gate.policy.revision}`);
+        },
+      };
+      watch = openfeature.watchPolicyFlag(client, flagKey, target, {
+        compile: { source: name },
+        onError: (error) =>
+          report(
+            error.problem,
+            `${name} not applied (${error.problem})`,
+            error.issues.map((issue) => (issue.path === '' ? `${name}: ${issue.message}` : `${name}: ${issue.path}: ${issue.message}`)),
+          ),
+      });
+      note(`following ${name} from ${describeFollowing(description, flagd)}`);
+    },
+    async close() {
+      await watch?.close();
+      await closeProvider();
+    },
+  };
+}
+
+function describeFollowing(description: string, flagd: FlagdSource): string {
+  if (flagd.kind === 'file') return `${description} (checked every ${flagd.pollIntervalMs} ms)`;
+  const details = [flagd.selector === undefined ? undefined : `selector "${flagd.selector}"`, flagd.tls ? 'TLS' : undefined].filter((detail) => detail !== undefined);
+  return details.length === 0 ? description : `${description} (${details.join(', ')})`;
+}
+
+const schemaProblemsPrefix = 'invalid flagd flag configuration: ';
+
+/** `/flags/x: must have required property 'state'; …` from flagd-core's debug line (ajv's errors as JSON), at most three. */
+function readSchemaProblems(message: string): string | undefined {
+  if (!message.startsWith(schemaProblemsPrefix)) return undefined;
+  try {
+    const errors = JSON.parse(message.slice(schemaProblemsPrefix.length)) as { instancePath?: unknown; message?: unknown }[];
+    const lines = [...new Set(errors.map((error) => `${String(error.instancePath) || '/'}: ${String(error.message)}`))];
+    return lines.length === 0 ? undefined : lines.slice(0, 3).join('; ') + (lines.length > 3 ? '; …' : '');
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * flagd-provider 0.16's gRPC sync schedules a reconnect before it rejects a failed first
+ * connection, and onClose() does not cancel it: the reconnects go on for ever, and a `serve` that
+ * could not reach flagd never exits. Its fetcher's `listen` (private) is what each reconnect runs;
+ * after close it does nothing. Absent (a file source, another version), nothing changes.
+ */
+function stopReconnecting(provider: object): void {
+  const fetcher = (provider as { _service?: { _dataFetcher?: { listen?: unknown } } })._service?._dataFetcher;
+  if (fetcher !== undefined && typeof fetcher.listen === 'function') fetcher.listen = () => undefined;
+}
