@@ -8,9 +8,11 @@
 // first dump and are ignored). Segments alternate ungated, gated and a second ungated server (the
 // A/A control), after a warm-up of every case, first over the in-memory transport, then at
 // handler level. V8 runs --single-threaded, so compilation and GC are counted in the segment that
-// caused them and not on other threads.
-// Run: npm run bench:call-instructions (ROUNDS=n segments per case, CALLS=n calls per segment).
-// Takes minutes (valgrind runs V8 about 50 times slower).
+// caused them and not on other threads. The measured process runs this file bundled by esbuild
+// (startup under valgrind is shorter than through tsx's loader).
+// Run: npm run bench:call-instructions (ROUNDS=n segments per case, CALLS=n calls per segment,
+// WARMUP=n calls per case before counting, LEVELS=transport or LEVELS=handler for one level).
+// Takes minutes on an idle machine (valgrind runs V8 about 50 times slower), far longer on a busy one.
 
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
@@ -18,35 +20,47 @@ import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { CallToolResultSchema } from '@modelcontextprotocol/sdk/types.js';
+import { build } from 'esbuild';
 import { assertSameJson, connectClient, createBenchServer, createHttpExtra, storedHandler } from './sdk-harness.js';
 
 const rounds = Number(process.env['ROUNDS'] ?? 3);
 const calls = Number(process.env['CALLS'] ?? 1000);
-const warmup = 3000;
-const levels = ['in-memory transport', 'handler level'] as const;
+const warmup = Number(process.env['WARMUP'] ?? 3000);
+const levelNames = { transport: 'in-memory transport', handler: 'handler level' } as const;
+const levels = (process.env['LEVELS'] ?? 'transport,handler').split(',').map((level) => {
+  if (!(level in levelNames)) throw new Error(`LEVELS: unknown level "${level}"; use transport, handler or both`);
+  return level as keyof typeof levelNames;
+});
 const caseIds = ['ungated', 'gated', 'ungated again'] as const;
 
 if (process.env['MCP_GATE_SEGMENTS'] === '1') await runSegments();
-else drive();
+else await drive();
 
 /** Under callgrind: every case of a level warmed up, then `rounds` × (ungated, gated, control) segments, each ended by a marker. */
 async function runSegments(): Promise<void> {
   const request = { method: 'tools/call', params: { name: 'tool-500', arguments: { query: 'hello', limit: 3 } } };
   const callRequest = { method: 'tools/call' as const, params: request.params };
-  const clients = [
-    await connectClient(createBenchServer(false), { http: true }),
-    await connectClient(createBenchServer(true), { http: true }),
-    await connectClient(createBenchServer(false), { http: true }),
-  ];
-  const handlers = [createBenchServer(false), createBenchServer(true), createBenchServer(false)].map((server) => storedHandler(server, 'tools/call'));
+  // Servers and clients exist only for the levels measured: a connected client idles beside the
+  // handler-level segments otherwise (see the figures in docs/benchmarks.md).
+  const clients = levels.includes('transport')
+    ? [
+        await connectClient(createBenchServer(false), { http: true }),
+        await connectClient(createBenchServer(true), { http: true }),
+        await connectClient(createBenchServer(false), { http: true }),
+      ]
+    : [];
+  const handlers = levels.includes('handler')
+    ? [createBenchServer(false), createBenchServer(true), createBenchServer(false)].map((server) => storedHandler(server, 'tools/call'))
+    : [];
   let requestId = 0;
-  const runs: Array<Array<() => Promise<unknown>>> = [
-    clients.map((client) => () => client.request(callRequest, CallToolResultSchema)),
-    handlers.map((handler) => () => handler(request, createHttpExtra(++requestId))),
-  ];
-  for (const [level, cases] of runs.entries()) {
+  const casesOf: Record<keyof typeof levelNames, Array<() => Promise<unknown>>> = {
+    transport: clients.map((client) => () => client.request(callRequest, CallToolResultSchema)),
+    handler: handlers.map((handler) => () => handler(request, createHttpExtra(++requestId))),
+  };
+  const runs = levels.map((level) => casesOf[level]);
+  for (const [index, cases] of runs.entries()) {
     const expected = await cases[0]!();
-    for (const run of cases) assertSameJson(`tools/call (${levels[level]})`, await run(), expected);
+    for (const run of cases) assertSameJson(`tools/call (${levelNames[levels[index]!]})`, await run(), expected);
   }
   for (const cases of runs) {
     for (let index = 0; index < warmup; index++) for (const run of cases) await run();
@@ -61,9 +75,13 @@ async function runSegments(): Promise<void> {
   await Promise.all(clients.map((client) => client.close()));
 }
 
-function drive(): void {
+async function drive(): Promise<void> {
   const directory = mkdtempSync(join(tmpdir(), 'mcp-gate-instructions-'));
+  // The bundle sits below node_modules so that its external packages resolve from the project's.
+  const bundleDirectory = mkdtempSync(fileURLToPath(new URL('../node_modules/.cache/mcp-gate-instructions-', import.meta.url)));
+  const bundle = join(bundleDirectory, 'bench.mjs');
   try {
+    await build({ entryPoints: [fileURLToPath(import.meta.url)], bundle: true, platform: 'node', format: 'esm', packages: 'external', outfile: bundle, logLevel: 'warning' });
     const valgrind = spawnSync(
       'valgrind',
       [
@@ -73,9 +91,7 @@ function drive(): void {
         `--callgrind-out-file=${join(directory, 'segment')}`,
         process.execPath,
         '--single-threaded',
-        '--import',
-        'tsx',
-        fileURLToPath(import.meta.url),
+        bundle,
       ],
       { env: { ...process.env, MCP_GATE_SEGMENTS: '1' }, encoding: 'utf8' },
     );
@@ -88,8 +104,9 @@ function drive(): void {
       .map((name) => Number(/^summary: (\d+)$/m.exec(readFileSync(join(directory, name), 'utf8'))?.[1]));
     const perLevel = rounds * caseIds.length;
     console.log(`tools/call, HTTP-shaped request (8 headers, auth with scopes, /mcp/admin): instructions per call (callgrind), ${calls} calls a segment`);
-    for (const [level, label] of levels.entries()) {
-      const first = 1 + level * (perLevel + 1);
+    for (const [index, level] of levels.entries()) {
+      const label = levelNames[level];
+      const first = 1 + index * (perLevel + 1);
       for (let round = 0; round < rounds; round++) {
         const [ungated, gated, control] = caseIds.map((_, index) => dumps[first + round * caseIds.length + index]! / calls);
         console.log(
@@ -100,6 +117,7 @@ function drive(): void {
     }
   } finally {
     rmSync(directory, { recursive: true, force: true });
+    rmSync(bundleDirectory, { recursive: true, force: true });
   }
 }
 
