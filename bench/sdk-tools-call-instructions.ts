@@ -25,7 +25,10 @@ import { assertSameJson, connectClient, createBenchServer, createHttpExtra, stor
 
 const rounds = Number(process.env['ROUNDS'] ?? 3);
 const calls = Number(process.env['CALLS'] ?? 1000);
-const warmup = Number(process.env['WARMUP'] ?? 3000);
+// Enough for V8 to have compiled the hot path of every case: with --single-threaded, TurboFan runs
+// inside the segments, and a run warmed up with 2,000 calls counted ~95k instructions a gated call
+// of compilation (GraphReducer, the scheduler, register allocation) in its second round.
+const warmup = Number(process.env['WARMUP'] ?? 6000);
 const levelNames = { transport: 'in-memory transport', handler: 'handler level' } as const;
 const levels = (process.env['LEVELS'] ?? 'transport,handler').split(',').map((level) => {
   if (!(level in levelNames)) throw new Error(`LEVELS: unknown level "${level}"; use transport, handler or both`);
@@ -40,8 +43,8 @@ else await drive();
 async function runSegments(): Promise<void> {
   const request = { method: 'tools/call', params: { name: 'tool-500', arguments: { query: 'hello', limit: 3 } } };
   const callRequest = { method: 'tools/call' as const, params: request.params };
-  // Servers and clients exist only for the levels measured: a connected client idles beside the
-  // handler-level segments otherwise (see the figures in docs/benchmarks.md).
+  // Servers and clients exist only for the levels measured: nothing else grows the heap that a
+  // segment's GC walks.
   const clients = levels.includes('transport')
     ? [
         await connectClient(createBenchServer(false), { http: true }),
