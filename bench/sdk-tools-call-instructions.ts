@@ -25,9 +25,11 @@ import { assertSameJson, connectClient, createBenchServer, createHttpExtra, stor
 
 const rounds = Number(process.env['ROUNDS'] ?? 3);
 const calls = Number(process.env['CALLS'] ?? 1000);
-// Enough for V8 to have compiled the hot path of every case: with --single-threaded, TurboFan runs
-// inside the segments, and a run warmed up with 2,000 calls counted ~95k instructions a gated call
-// of compilation (GraphReducer, the scheduler, register allocation) in its second round.
+// Known flaw, not fixed yet: with --single-threaded, TurboFan runs inside the segments, and this
+// file's own runSegments is deoptimized ("insufficient type feedback") and recompiled while the
+// gated segment runs, in round 2 as well: a 6,000-call warm-up still counted ~85k instructions a
+// gated call of compilation (GraphReducer, ScheduleLate, LinearScanAllocator in callgrind). Until
+// the driver's loop stops recompiling, read the gated figure against a segment diff (callgrind_annotate).
 const warmup = Number(process.env['WARMUP'] ?? 6000);
 const levelNames = { transport: 'in-memory transport', handler: 'handler level' } as const;
 const levels = (process.env['LEVELS'] ?? 'transport,handler').split(',').map((level) => {
