@@ -50,17 +50,42 @@ export function storedHandler(server: McpServer, method: string): StoredHandler 
   return handlers.get(method)!;
 }
 
-/** The `extra` the protocol passes to handlers, minus task plumbing the benched paths never touch. */
-export function createExtra(requestId: number): unknown {
+/**
+ * The `extra` the protocol passes to handlers: an object literal with the fields, in the order,
+ * of the SDK's own (Protocol#_onRequest in shared/protocol.js), minus task plumbing the benched
+ * paths never touch. Built as one literal, as the SDK builds it: every extra then shares one
+ * hidden class. A spread (`{ ...base, authInfo }`) gave each extra a map of its own, which made
+ * every property read of it a megamorphic inline-cache miss (hundreds of instructions each, in
+ * V8's runtime) and charged that to whoever reads the extra most: the gate (issue 11 item 11).
+ */
+function sdkExtra(requestId: number, requestInfo: ReturnType<typeof httpRequestInfo> | undefined, authInfo: typeof httpAuthInfo | undefined): unknown {
   return {
     signal: new AbortController().signal,
-    requestId,
-    requestInfo: { headers: { 'x-internal': '0', 'content-type': 'application/json' }, url: new URL('http://127.0.0.1/mcp') },
+    sessionId: undefined,
+    _meta: undefined,
     sendNotification: async () => undefined,
     sendRequest: async () => {
       throw new Error('not in bench');
     },
+    authInfo,
+    requestId,
+    requestInfo,
+    taskId: undefined,
+    taskStore: undefined,
+    taskRequestedTtl: undefined,
+    closeSSEStream: undefined,
+    closeStandaloneSSEStream: undefined,
   };
+}
+
+/** The `extra` of a request with minimal HTTP request info: two headers and a URL, no auth. */
+export function createExtra(requestId: number): unknown {
+  return sdkExtra(requestId, { headers: { 'x-internal': '0', 'content-type': 'application/json' }, url: new URL('http://127.0.0.1/mcp') }, undefined);
+}
+
+/** The `extra` of a request without request info or auth (stdio, in-memory). */
+export function createStdioExtra(requestId: number): unknown {
+  return sdkExtra(requestId, undefined, undefined);
 }
 
 /**
@@ -87,7 +112,7 @@ export const httpAuthInfo = { token: 'bench-token', clientId: 'bench-client', sc
 
 /** The `extra` of an HTTP-shaped request: `httpRequestInfo` and `httpAuthInfo`. */
 export function createHttpExtra(requestId: number): unknown {
-  return { ...(createExtra(requestId) as object), requestInfo: httpRequestInfo(), authInfo: httpAuthInfo };
+  return sdkExtra(requestId, httpRequestInfo(), httpAuthInfo);
 }
 
 /**
@@ -122,18 +147,34 @@ export interface AsyncResult {
 }
 
 /**
+ * Which clock times a batch. `wall` (the default) is elapsed time. `cpu` is the process's CPU
+ * time (user + system, every thread): on a machine shared with other work, a batch that was
+ * descheduled for a while is not charged for the wait, which wall time would add to whichever
+ * case happened to run then.
+ */
+export type BatchClock = 'wall' | 'cpu';
+
+/** Now, in nanoseconds, on `clock`. */
+export function clockNs(clock: BatchClock): number {
+  if (clock === 'wall') return Number(process.hrtime.bigint());
+  const { user, system } = process.cpuUsage();
+  return (user + system) * 1000;
+}
+
+/**
  * Times each case `samples` times, interleaved (a different case first each round) so GC pauses
  * and machine noise fall on all cases alike; every sample is the mean of `batch` sequential runs.
  */
-export async function measureAsync(cases: readonly AsyncCase[], options: { warmup: number; samples: number; batch: number }): Promise<AsyncResult[]> {
+export async function measureAsync(cases: readonly AsyncCase[], options: { warmup: number; samples: number; batch: number; clock?: BatchClock }): Promise<AsyncResult[]> {
+  const clock = options.clock ?? 'wall';
   for (let round = 0; round < options.warmup; round++) for (const benchCase of cases) await benchCase.run();
   const perOp: number[][] = cases.map(() => []);
   for (let round = 0; round < options.samples; round++) {
     for (let offset = 0; offset < cases.length; offset++) {
       const index = (round + offset) % cases.length;
-      const start = process.hrtime.bigint();
+      const start = clockNs(clock);
       for (let rep = 0; rep < options.batch; rep++) await cases[index]!.run();
-      perOp[index]!.push(Number(process.hrtime.bigint() - start) / options.batch);
+      perOp[index]!.push((clockNs(clock) - start) / options.batch);
     }
   }
   return cases.map((benchCase, index) => {

@@ -8,6 +8,7 @@ import {
   connectClient,
   createBenchServer,
   createExtra,
+  createStdioExtra,
   createHttpExtra,
   formatNs,
   measureAsync,
@@ -39,7 +40,7 @@ for (const [label, mine, theirs] of [
 // createHttpExtra); and none (stdio, in-memory: the session's context is reused while its
 // inputs are unchanged).
 let requestId = 0;
-const stdioExtra = () => ({ ...(createExtra(++requestId) as object), requestInfo: undefined });
+const stdioExtra = () => createStdioExtra(++requestId);
 const handlerResults = await measureAsync(
   [
     { id: 'handler.ungated', run: () => ungatedCall(request, createExtra(++requestId)) },
