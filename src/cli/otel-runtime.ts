@@ -3,7 +3,7 @@
 // --otel is given; a missing one is one line naming the packages to install (exit code 3).
 import type { DecisionEvent } from '../adapter/decision-events.js';
 import { InputError } from './io.js';
-import { missingPackage, MissingPeerError, optionalPeers, type OptionalPeer } from './peers.js';
+import { importPeers } from './peers.js';
 
 /** The OTLP/HTTP encodings the exporters speak (`OTEL_EXPORTER_OTLP_PROTOCOL`); gRPC is not offered. */
 export type OtlpProtocol = 'http/protobuf' | 'http/json';
@@ -44,7 +44,7 @@ export async function startServeTelemetry(needer: string, env: Env, next: ((even
   if (!(Number.isInteger(metricIntervalMs) && metricIntervalMs > 0))
     throw new InputError(`${needer}: OTEL_METRIC_EXPORT_INTERVAL must be a positive number of milliseconds, got "${intervalText}"`);
 
-  const [api, traceSdk, metricsSdk, resources, traceExporters, metricExporters, otel] = await loadPeers(needer, [
+  const [api, traceSdk, metricsSdk, resources, traceExporters, metricExporters, otel] = await importPeers(`${needer} --otel`, [
     ['@opentelemetry/api', () => import('@opentelemetry/api')],
     ['@opentelemetry/sdk-trace-base', () => import('@opentelemetry/sdk-trace-base')],
     ['@opentelemetry/sdk-metrics', () => import('@opentelemetry/sdk-metrics')],
@@ -82,28 +82,4 @@ export async function startServeTelemetry(needer: string, env: Env, next: ((even
       await Promise.all([tracerProvider.shutdown(), meterProvider.shutdown()]);
     },
   };
-}
-
-type Loaded<T extends readonly (readonly [OptionalPeer, () => Promise<unknown>])[]> = { -readonly [K in keyof T]: Awaited<ReturnType<T[K][1]>> };
-
-/** Imports every peer at once, so a user missing several learns of all of them in one message. */
-async function loadPeers<T extends readonly (readonly [OptionalPeer, () => Promise<unknown>])[]>(needer: string, loaders: T): Promise<Loaded<T>> {
-  const settled = await Promise.allSettled(loaders.map(([, load]) => load()));
-  const missing = new Set<OptionalPeer>();
-  for (const result of settled) {
-    if (result.status === 'fulfilled') continue;
-    // A package missing from inside a peer (not one we name) is not fixed by installing the peer.
-    const name = missingPackage(result.reason);
-    if (name === undefined || !Object.hasOwn(optionalPeers, name)) throw result.reason;
-    missing.add(name as OptionalPeer);
-  }
-  if (missing.size > 0) {
-    const names = [...missing];
-    const install = names.map((peer) => `"${peer}@${optionalPeers[peer].range}"`).join(' ');
-    throw new MissingPeerError(
-      names[0]!,
-      `${needer} --otel: needs ${names.join(', ')}, which ${names.length === 1 ? 'is' : 'are'} not installed; install with: npm install ${install}`,
-    );
-  }
-  return settled.map((result) => (result as PromiseFulfilledResult<unknown>).value) as Loaded<T>;
 }
