@@ -60,13 +60,15 @@ export const checkCommand: Command = {
   },
 };
 
-interface PolicyFile {
+/** A policy document read for analysis: its display name, the JSON as written, and its revision. */
+export interface PolicyFile {
   readonly name: string;
   readonly document: unknown;
   readonly revision: string;
 }
 
-async function loadPolicyDocument(io: CliIo, path: string): Promise<PolicyFile> {
+/** Reads, compiles and checks a policy file, its invariants included; problems are `file: path: message` errors. */
+export async function loadPolicyDocument(io: CliIo, path: string): Promise<PolicyFile> {
   const absolutePath = resolvePath(io, path);
   const name = displayPath(io, absolutePath);
   const document = await readJson(io, absolutePath);

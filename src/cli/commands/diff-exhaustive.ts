@@ -3,9 +3,9 @@ import type { PrimitiveMetadata } from '../../core/context.js';
 import type { ParsedArgs } from '../args.js';
 import { writeLines } from '../command.js';
 import { contextOptionSpecs } from '../context-options.js';
-import { displayPath, exitCodes, loadAll, readJson, resolvePath, UsageError, type CliIo } from '../io.js';
+import { exitCodes, loadAll, UsageError, type CliIo } from '../io.js';
 import { describeMetadata, loadPrimitives, toManifestPrimitive } from '../manifest.js';
-import { checkPolicyDocument } from '../policy-file.js';
+import { loadPolicyDocument, type PolicyFile } from './check.js';
 
 // `mcp-gate diff --exhaustive OLD NEW`: every class of callers whose view changes, over every
 // request context (core/analysis/diff-policies.ts), instead of the client profiles × request
@@ -16,23 +16,10 @@ const command = 'mcp-gate diff';
 /** The options that pick requests to decide; --exhaustive decides every request, so they do not apply. */
 const requestOptions = ['client', 'endpoint', ...Object.keys(contextOptionSpecs)];
 
-interface PolicyFile {
-  readonly name: string;
-  readonly document: unknown;
-  readonly revision: string;
-}
-
-async function loadPolicyFile(io: CliIo, path: string): Promise<PolicyFile> {
-  const absolutePath = resolvePath(io, path);
-  const name = displayPath(io, absolutePath);
-  const document = await readJson(io, absolutePath);
-  return { name, document, revision: checkPolicyDocument(document, name).policy.revision };
-}
-
 export async function diffExhaustively(args: ParsedArgs, io: CliIo, oldPath: string, newPath: string): Promise<number> {
   const given = requestOptions.find((name) => args.flag(name));
   if (given !== undefined) throw new UsageError(`${command}: --${given} picks requests to decide, and --exhaustive decides every request; leave one out`);
-  const [primitives, before, after] = await loadAll(loadPrimitives(io, args, command), loadPolicyFile(io, oldPath), loadPolicyFile(io, newPath));
+  const [primitives, before, after] = await loadAll(loadPrimitives(io, args, command), loadPolicyDocument(io, oldPath), loadPolicyDocument(io, newPath));
   const result = diffPolicies(before.document, after.document, primitives);
   if (args.flag('json')) writeLines(io.stdout, JSON.stringify(toJson(result, before, after, primitives.length), null, 2));
   else writeLines(io.stdout, formatDiff(result, before, after, primitives.length));
