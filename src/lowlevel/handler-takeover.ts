@@ -1,21 +1,15 @@
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { PolicyOptionError } from '../core/errors.js';
 import type { JsonRpcRequest } from '../adapter/gated-request.js';
+import { gatedMethods as adapterGatedMethods } from '../adapter/server-hooks.js';
 import type { ServerExtra, StoredHandler } from './in-process-upstream.js';
 
-/** Every method that lists or names a primitive: what the wire binding decides. Anything else stays the framework's. */
-export const gatedMethods: ReadonlySet<string> = new Set([
-  'tools/list',
-  'tools/call',
-  'prompts/list',
-  'prompts/get',
-  'resources/list',
-  'resources/templates/list',
-  'resources/read',
-  'resources/subscribe',
-  'resources/unsubscribe',
-  'completion/complete',
-]);
+/**
+ * Every method that lists or names a primitive: what the wire binding decides. Anything else
+ * stays the framework's. The in-process adapters' list, plus subscriptions, which the SDK's
+ * McpServer leaves to the server author but a low-level Server's framework answers itself.
+ */
+export const gatedMethods: ReadonlySet<string> = new Set([...adapterGatedMethods, 'resources/subscribe', 'resources/unsubscribe']);
 
 /** How the gated methods are answered: by the gate, or by the framework's own handler (a FastMCP session nobody gated). */
 export type Dispatch = (method: string, request: JsonRpcRequest, extra: ServerExtra) => Promise<unknown>;
