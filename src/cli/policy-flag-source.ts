@@ -9,116 +9,14 @@ import type { PolicyDocument } from '../core/policy/schema.js';
 import type { Policy } from '../core/policy/types.js';
 import type { PolicyFlagError } from '../openfeature/policy-flag-error.js';
 import type { PolicyTarget } from '../openfeature/watch-policy-flag.js';
-import type { OptionSpecs, ParsedArgs } from './args.js';
 import { writeLines } from './command.js';
-import { displayPath, formatIssues, InputError, readJson, readText, resolvePath, UsageError, type CliIo } from './io.js';
+import { displayPath, formatIssues, InputError, readJson, readText, resolvePath, type CliIo } from './io.js';
 import { importPeers } from './peers.js';
 import { loadPolicy } from './policy-file.js';
+import type { FlagdSource, PolicySource } from './policy-source-options.js';
 
-/** The port of flagd's sync service (flagd.sync.v1), the in-process provider's default. */
-export const defaultFlagdSyncPort = 8015;
-/** Node's fs.watchFile default, which flagd's file sync polls the flag file at. */
-export const defaultFlagdPollIntervalMs = 5007;
 /** How long startup waits for the provider to connect and load its first flags. */
 const startupTimeoutMs = 15_000;
-
-export const policyFlagOptionSpecs = {
-  'policy-flag': {
-    type: 'string',
-    value: 'KEY',
-    description: 'read the policy from this OpenFeature object flag through flagd in-process (instead of --policy), and follow its changes',
-  },
-  'flagd-file': { type: 'string', value: 'PATH', description: 'with --policy-flag: the flagd flag file (offline, as flagd file sync reads it), followed as it changes' },
-  'flagd-poll-interval': {
-    type: 'string',
-    value: 'MS',
-    description: `with --flagd-file: how often the file is checked for changes, in milliseconds (default ${defaultFlagdPollIntervalMs})`,
-  },
-  'flagd-host': { type: 'string', value: 'HOST', description: "with --policy-flag: flagd's sync service (flagd.sync.v1), for production" },
-  'flagd-port': { type: 'string', value: 'N', description: `with --flagd-host: its port (default ${defaultFlagdSyncPort})` },
-  'flagd-selector': { type: 'string', value: 'SELECTOR', description: "with --flagd-host: which of flagd's flag sources to sync" },
-  'flagd-tls': { type: 'boolean', description: 'with --flagd-host: connect over TLS' },
-  'flagd-cert': { type: 'string', value: 'PATH', description: 'with --flagd-tls: the CA certificate (PEM) to trust instead of the system roots' },
-} as const satisfies OptionSpecs;
-
-/** Where flagd's in-process provider reads flags from. */
-export type FlagdSource =
-  | { readonly kind: 'file'; readonly path: string; readonly pollIntervalMs: number }
-  | {
-      readonly kind: 'sync';
-      readonly host: string;
-      readonly port: number;
-      readonly selector: string | undefined;
-      readonly tls: boolean;
-      readonly certPath: string | undefined;
-    };
-
-/** Where the policy comes from: `--policy FILE` or `--policy-flag KEY` with its flagd source. */
-export type PolicySource = { readonly kind: 'file'; readonly path: string } | { readonly kind: 'flag'; readonly flagKey: string; readonly flagd: FlagdSource };
-
-/** The second form of serve's and proxy's usage: the same options, the policy from a flag. */
-export function policyFlagUsage(command: string): string {
-  return `\n       ${command} --policy-flag KEY (--flagd-file PATH [--flagd-poll-interval MS] | --flagd-host HOST [--flagd-port N] [--flagd-selector SELECTOR] [--flagd-tls [--flagd-cert PATH]]) [options as above, but --watch]`;
-}
-
-const fileOnly = ['flagd-poll-interval'] as const;
-const syncOnly = ['flagd-port', 'flagd-selector', 'flagd-tls', 'flagd-cert'] as const;
-
-/** Reads --policy / --policy-flag and the flagd options: exactly one policy source, and only the options it uses. */
-export function readPolicySource(args: ParsedArgs, command: string): PolicySource {
-  const policyPath = args.string('policy');
-  const flagKey = args.string('policy-flag');
-  const given = (name: string) => (name === 'flagd-tls' ? args.flag(name) : args.string(name) !== undefined);
-  if (policyPath !== undefined && flagKey !== undefined) throw new UsageError(`${command}: pass either --policy FILE or --policy-flag KEY, not both`);
-  if (flagKey === undefined) {
-    const stray = ['flagd-file', 'flagd-host', ...fileOnly, ...syncOnly].find(given);
-    if (stray !== undefined) throw new UsageError(`${command}: --${stray} is for --policy-flag KEY`);
-    if (policyPath === undefined) throw new UsageError(`${command}: missing --policy FILE; see "${command} --help"`);
-    return { kind: 'file', path: policyPath };
-  }
-  if (flagKey.trim() === '') throw new UsageError(`${command}: --policy-flag needs a flag key`);
-  if (args.flag('watch')) throw new UsageError(`${command}: --watch follows a policy file; --policy-flag follows its flag without it`);
-  const file = args.string('flagd-file');
-  const host = args.string('flagd-host');
-  if ((file === undefined) === (host === undefined)) {
-    throw new UsageError(`${command}: --policy-flag needs one flag source: --flagd-file PATH (offline) or --flagd-host HOST (flagd's sync service)`);
-  }
-  if (file !== undefined) {
-    const stray = syncOnly.find(given);
-    if (stray !== undefined) throw new UsageError(`${command}: --${stray} is for --flagd-host; --flagd-file reads a file`);
-    return {
-      kind: 'flag',
-      flagKey,
-      flagd: { kind: 'file', path: file, pollIntervalMs: readWhole(args, 'flagd-poll-interval', 10, 3_600_000, defaultFlagdPollIntervalMs, command) },
-    };
-  }
-  const stray = fileOnly.find(given);
-  if (stray !== undefined) throw new UsageError(`${command}: --${stray} is for --flagd-file; the sync service pushes changes`);
-  if (host!.trim() === '') throw new UsageError(`${command}: --flagd-host needs a host name or address`);
-  const tls = args.flag('flagd-tls');
-  const certPath = args.string('flagd-cert');
-  if (certPath !== undefined && !tls) throw new UsageError(`${command}: --flagd-cert is the CA for --flagd-tls; pass --flagd-tls too`);
-  return {
-    kind: 'flag',
-    flagKey,
-    flagd: {
-      kind: 'sync',
-      host: host!,
-      port: readWhole(args, 'flagd-port', 1, 65_535, defaultFlagdSyncPort, command),
-      selector: args.string('flagd-selector'),
-      tls,
-      certPath,
-    },
-  };
-}
-
-function readWhole(args: ParsedArgs, name: string, minimum: number, maximum: number, fallback: number, command: string): number {
-  const text = args.string(name);
-  if (text === undefined) return fallback;
-  const value = /^\d{1,7}$/.test(text) ? Number(text) : Number.NaN;
-  if (!(value >= minimum && value <= maximum)) throw new UsageError(`${command}: --${name} must be a whole number from ${minimum} to ${maximum}, got "${text}"`);
-  return value;
-}
 
 /** What a policy flag is applied to: serve's SDK gate or the proxy's wire gate. */
 export interface PolicyHolder {

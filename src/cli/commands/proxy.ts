@@ -11,7 +11,8 @@ import { writeLines } from '../command.js';
 import { displayPath, exitCodes, InputError, loadAll, resolvePath, UsageError } from '../io.js';
 import { importPeer } from '../peers.js';
 import { readUpstreamHeaderSettings, upstreamHeaderOptionSpecs, type UpstreamHeaderSettings } from '../upstream-header-options.js';
-import { closeOnFailure, loadPolicyOption, policyFlagOptionSpecs, policyFlagUsage, readPolicySource, type PolicySource } from '../policy-flag-source.js';
+import { closeOnFailure, loadPolicyOption } from '../policy-flag-source.js';
+import { policyFlagOptionSpecs, policyFlagUsage, readPolicySource, type PolicySource } from '../policy-source-options.js';
 import { describeUpstream, loadOverlay, readUpstreamSpec, upstreamOptionSpecs } from '../upstream-source.js';
 import { noteCredentialHeaders, openDecisionLog, watchPolicy } from './serve.js';
 

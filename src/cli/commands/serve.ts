@@ -14,15 +14,8 @@ import { serverOptionSpecs } from '../manifest.js';
 import { importPeer } from '../peers.js';
 import type { ServeTelemetry } from '../otel-runtime.js';
 import { loadPolicy } from '../policy-file.js';
-import {
-  closeOnFailure,
-  loadPolicyOption,
-  policyFlagOptionSpecs,
-  policyFlagUsage,
-  readPolicySource,
-  type PolicyFlagSource,
-  type PolicySource,
-} from '../policy-flag-source.js';
+import { closeOnFailure, loadPolicyOption, type PolicyFlagSource } from '../policy-flag-source.js';
+import { policyFlagOptionSpecs, policyFlagUsage, readPolicySource, type PolicySource } from '../policy-source-options.js';
 import { loadServerModule, readServerManifest, type ServerModule } from '../server-module.js';
 
 // The v1 SDK (an optional peer) is loaded in execute, through serve-runtime.ts: `serve --help`
