@@ -11,11 +11,14 @@
 // caused them and not on other threads. Each case runs in a loop function of its own, compiled
 // from its own source: with one loop shared by the cases, its call site saw every case's handler
 // and TurboFan deoptimized and recompiled it inside the gated segments (~85k instructions a call
-// of compiler work charged to the gate). The figure per case is its cheapest segment, so a
-// segment that still paid a one-off compilation or GC does not decide the ratio. The measured process runs this file bundled by esbuild
-// (startup under valgrind is shorter than through tsx's loader).
-// Run: npm run bench:call-instructions (ROUNDS=n segments per case, CALLS=n calls per segment,
-// WARMUP=n calls per case before counting, LEVELS=transport or LEVELS=handler for one level).
+// of compiler work charged to the gate). The figure per case is the median of its segments: a
+// case's segments still fall in two modes about 5k instructions a call apart (ungated ones too),
+// so neither a single round nor the cheapest segment reads the gate's cost reliably. The
+// measured process runs this file bundled by esbuild (startup under valgrind is shorter than
+// through tsx's loader).
+// Run: npm run bench:call-instructions (ROUNDS=n segments per case, 5 by default; CALLS=n calls
+// per segment; WARMUP=n calls per case before counting; LEVELS=transport or LEVELS=handler for
+// one level; DUMPS=dir keeps the segments' callgrind files).
 // Takes minutes on an idle machine (valgrind runs V8 about 50 times slower), far longer on a busy one.
 
 import { spawnSync } from 'node:child_process';
@@ -27,7 +30,7 @@ import { CallToolResultSchema } from '@modelcontextprotocol/sdk/types.js';
 import { build } from 'esbuild';
 import { assertSameJson, connectClient, createBenchServer, createHttpExtra, storedHandler } from './sdk-harness.js';
 
-const rounds = Number(process.env['ROUNDS'] ?? 3);
+const rounds = Number(process.env['ROUNDS'] ?? 5);
 const calls = Number(process.env['CALLS'] ?? 1000);
 const warmup = Number(process.env['WARMUP'] ?? 6000);
 const levelNames = { transport: 'in-memory transport', handler: 'handler level' } as const;
@@ -122,18 +125,18 @@ async function drive(): Promise<void> {
     for (const [index, level] of levels.entries()) {
       const label = levelNames[level];
       const first = 1 + index * (perLevel + 1);
-      const cheapest = [Infinity, Infinity, Infinity];
+      const segments: number[][] = [[], [], []];
       for (let round = 0; round < rounds; round++) {
         const [ungated, gated, control] = caseIds.map((_, index) => dumps[first + round * caseIds.length + index]! / calls);
-        for (const [index, value] of [ungated!, gated!, control!].entries()) cheapest[index] = Math.min(cheapest[index]!, value);
+        for (const [index, value] of [ungated!, gated!, control!].entries()) segments[index]!.push(value);
         console.log(
           `  ${label}, round ${round + 1}: ungated ${fmt(ungated!)}, gated ${fmt(gated!)}, ungated again ${fmt(control!)}` +
             ` | gated/ungated = ${(gated! / ((ungated! + control!) / 2)).toFixed(3)}x, A/A control = ${(control! / ungated!).toFixed(3)}x`,
         );
       }
-      const [ungated, gated, control] = cheapest as [number, number, number];
+      const [ungated, gated, control] = segments.map(median) as [number, number, number];
       console.log(
-        `  ${label}, cheapest segment of each case: ungated ${fmt(ungated)}, gated ${fmt(gated)}, ungated again ${fmt(control)}` +
+        `  ${label}, median of each case's segments: ungated ${fmt(ungated)}, gated ${fmt(gated)}, ungated again ${fmt(control)}` +
           ` | gated/ungated = ${(gated / ((ungated + control) / 2)).toFixed(3)}x, A/A control = ${(control / ungated).toFixed(3)}x`,
       );
     }
@@ -156,6 +159,12 @@ async function drive(): Promise<void> {
 function caseLoop(label: string, step: string, target: unknown, argument: unknown, helper: unknown): (count: number) => Promise<void> {
   const loop = new AsyncFunction('target', 'argument', 'helper', 'count', `// ${label}\nfor (let index = 0; index < count; index++) ${step};`);
   return (count) => loop(target, argument, helper, count);
+}
+
+function median(values: readonly number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  const middle = sorted.length >> 1;
+  return sorted.length % 2 === 1 ? sorted[middle]! : (sorted[middle - 1]! + sorted[middle]!) / 2;
 }
 
 function fmt(instructions: number): string {
