@@ -8,14 +8,21 @@
 // first dump and are ignored). Segments alternate ungated, gated and a second ungated server (the
 // A/A control), after a warm-up of every case, first over the in-memory transport, then at
 // handler level. V8 runs --single-threaded, so compilation and GC are counted in the segment that
-// caused them and not on other threads. The measured process runs this file bundled by esbuild
-// (startup under valgrind is shorter than through tsx's loader).
-// Run: npm run bench:call-instructions (ROUNDS=n segments per case, CALLS=n calls per segment,
-// WARMUP=n calls per case before counting, LEVELS=transport or LEVELS=handler for one level).
+// caused them and not on other threads. Each case runs in a loop function of its own, compiled
+// from its own source: with one loop shared by the cases, its call site saw every case's handler
+// and TurboFan deoptimized and recompiled it inside the gated segments (~85k instructions a call
+// of compiler work charged to the gate). The figure per case is the median of its segments: a
+// case's segments still fall in two modes about 5k instructions a call apart (ungated ones too),
+// so neither a single round nor the cheapest segment reads the gate's cost reliably. The
+// measured process runs this file bundled by esbuild (startup under valgrind is shorter than
+// through tsx's loader).
+// Run: npm run bench:call-instructions (ROUNDS=n segments per case, 5 by default; CALLS=n calls
+// per segment; WARMUP=n calls per case before counting; LEVELS=transport or LEVELS=handler for
+// one level; DUMPS=dir keeps the segments' callgrind files).
 // Takes minutes on an idle machine (valgrind runs V8 about 50 times slower), far longer on a busy one.
 
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -23,13 +30,8 @@ import { CallToolResultSchema } from '@modelcontextprotocol/sdk/types.js';
 import { build } from 'esbuild';
 import { assertSameJson, connectClient, createBenchServer, createHttpExtra, storedHandler } from './sdk-harness.js';
 
-const rounds = Number(process.env['ROUNDS'] ?? 3);
+const rounds = Number(process.env['ROUNDS'] ?? 5);
 const calls = Number(process.env['CALLS'] ?? 1000);
-// Known flaw, not fixed yet: with --single-threaded, TurboFan runs inside the segments, and this
-// file's own runSegments is deoptimized ("insufficient type feedback") and recompiled while the
-// gated segment runs, in round 2 as well: a 6,000-call warm-up still counted ~85k instructions a
-// gated call of compilation (GraphReducer, ScheduleLate, LinearScanAllocator in callgrind). Until
-// the driver's loop stops recompiling, read the gated figure against a segment diff (callgrind_annotate).
 const warmup = Number(process.env['WARMUP'] ?? 6000);
 const levelNames = { transport: 'in-memory transport', handler: 'handler level' } as const;
 const levels = (process.env['LEVELS'] ?? 'transport,handler').split(',').map((level) => {
@@ -37,6 +39,9 @@ const levels = (process.env['LEVELS'] ?? 'transport,handler').split(',').map((le
   return level as keyof typeof levelNames;
 });
 const caseIds = ['ungated', 'gated', 'ungated again'] as const;
+
+// Declared before the top-level await below runs the segments, which use it.
+const AsyncFunction = Object.getPrototypeOf(async () => {}).constructor as new (...parameters: string[]) => (...values: unknown[]) => Promise<void>;
 
 if (process.env['MCP_GATE_SEGMENTS'] === '1') await runSegments();
 else await drive();
@@ -58,21 +63,25 @@ async function runSegments(): Promise<void> {
     ? [createBenchServer(false), createBenchServer(true), createBenchServer(false)].map((server) => storedHandler(server, 'tools/call'))
     : [];
   let requestId = 0;
-  const casesOf: Record<keyof typeof levelNames, Array<() => Promise<unknown>>> = {
-    transport: clients.map((client) => () => client.request(callRequest, CallToolResultSchema)),
-    handler: handlers.map((handler) => () => handler(request, createHttpExtra(++requestId))),
+  const extra = (): unknown => createHttpExtra(++requestId);
+  const casesOf: Record<keyof typeof levelNames, Array<(count: number) => Promise<void>>> = {
+    transport: clients.map((client, index) => caseLoop(`transport ${caseIds[index]}`, 'await target.request(argument, helper)', client, callRequest, CallToolResultSchema)),
+    handler: handlers.map((handler, index) => caseLoop(`handler ${caseIds[index]}`, 'await target(argument, helper())', handler, request, extra)),
   };
   const runs = levels.map((level) => casesOf[level]);
-  for (const [index, cases] of runs.entries()) {
-    const expected = await cases[0]!();
-    for (const run of cases) assertSameJson(`tools/call (${levelNames[levels[index]!]})`, await run(), expected);
+  for (const [index, level] of levels.entries()) {
+    const check =
+      level === 'transport' ? clients.map((client) => () => client.request(callRequest, CallToolResultSchema)) : handlers.map((handler) => () => handler(request, extra()));
+    const expected = await check[0]!();
+    for (const run of check) assertSameJson(`tools/call (${levelNames[levels[index]!]})`, await run(), expected);
   }
   for (const cases of runs) {
-    for (let index = 0; index < warmup; index++) for (const run of cases) await run();
+    // Warmed in alternating halves, through the same loops the segments run.
+    for (let half = 0; half < 2; half++) for (const loop of cases) await loop(warmup / 2);
     loadavg(); // marker: the segment before (startup, warm-up) ends here
     for (let round = 0; round < rounds; round++) {
-      for (const run of cases) {
-        for (let index = 0; index < calls; index++) await run();
+      for (const loop of cases) {
+        await loop(calls);
         loadavg(); // marker: one case's segment ends
       }
     }
@@ -81,9 +90,13 @@ async function runSegments(): Promise<void> {
 }
 
 async function drive(): Promise<void> {
-  const directory = mkdtempSync(join(tmpdir(), 'mcp-gate-instructions-'));
+  // DUMPS=dir keeps the segments' callgrind files there, to compare with callgrind_annotate.
+  const kept = process.env['DUMPS'];
+  const directory = kept ?? mkdtempSync(join(tmpdir(), 'mcp-gate-instructions-'));
   // The bundle sits below node_modules so that its external packages resolve from the project's.
-  const bundleDirectory = mkdtempSync(fileURLToPath(new URL('../node_modules/.cache/mcp-gate-instructions-', import.meta.url)));
+  const cacheDirectory = fileURLToPath(new URL('../node_modules/.cache/', import.meta.url));
+  mkdirSync(cacheDirectory, { recursive: true }); // absent after a fresh npm ci
+  const bundleDirectory = mkdtempSync(join(cacheDirectory, 'mcp-gate-instructions-'));
   const bundle = join(bundleDirectory, 'bench.mjs');
   try {
     await build({ entryPoints: [fileURLToPath(import.meta.url)], bundle: true, platform: 'node', format: 'esm', packages: 'external', outfile: bundle, logLevel: 'warning' });
@@ -112,18 +125,46 @@ async function drive(): Promise<void> {
     for (const [index, level] of levels.entries()) {
       const label = levelNames[level];
       const first = 1 + index * (perLevel + 1);
+      const segments: number[][] = [[], [], []];
       for (let round = 0; round < rounds; round++) {
         const [ungated, gated, control] = caseIds.map((_, index) => dumps[first + round * caseIds.length + index]! / calls);
+        for (const [index, value] of [ungated!, gated!, control!].entries()) segments[index]!.push(value);
         console.log(
           `  ${label}, round ${round + 1}: ungated ${fmt(ungated!)}, gated ${fmt(gated!)}, ungated again ${fmt(control!)}` +
             ` | gated/ungated = ${(gated! / ((ungated! + control!) / 2)).toFixed(3)}x, A/A control = ${(control! / ungated!).toFixed(3)}x`,
         );
       }
+      const [ungated, gated, control] = segments.map(median) as [number, number, number];
+      console.log(
+        `  ${label}, median of each case's segments: ungated ${fmt(ungated)}, gated ${fmt(gated)}, ungated again ${fmt(control)}` +
+          ` | gated/ungated = ${(gated / ((ungated + control) / 2)).toFixed(3)}x, A/A control = ${(control / ungated).toFixed(3)}x`,
+      );
     }
+    console.log(
+      `load average ${loadavg()
+        .map((load) => load.toFixed(2))
+        .join(', ')}`,
+    );
   } finally {
-    rmSync(directory, { recursive: true, force: true });
+    if (kept === undefined) rmSync(directory, { recursive: true, force: true });
     rmSync(bundleDirectory, { recursive: true, force: true });
   }
+}
+
+/**
+ * A case's loop, `count` times `step`, as a function of its own: the label in its source keeps
+ * V8's compilation cache from handing two cases the same function (and so the same feedback and
+ * optimized code).
+ */
+function caseLoop(label: string, step: string, target: unknown, argument: unknown, helper: unknown): (count: number) => Promise<void> {
+  const loop = new AsyncFunction('target', 'argument', 'helper', 'count', `// ${label}\nfor (let index = 0; index < count; index++) ${step};`);
+  return (count) => loop(target, argument, helper, count);
+}
+
+function median(values: readonly number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  const middle = sorted.length >> 1;
+  return sorted.length % 2 === 1 ? sorted[middle]! : (sorted[middle - 1]! + sorted[middle]!) / 2;
 }
 
 function fmt(instructions: number): string {

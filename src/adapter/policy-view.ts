@@ -39,34 +39,34 @@ export function createPolicyView(policy: Policy, onMissingCapabilities: MissingC
     return ignoreMissingCapabilities && context.client.capabilities === undefined ? entry.metadataIgnoringCapabilities : entry.metadata;
   }
 
-  /** Fails closed: invalid metadata, or a Policy that breaks its promise not to throw, hides the entry. */
-  function visibleBy(decide: (metadata: PrimitiveMetadata) => boolean, context: RequestContext, entry: CatalogEntry): boolean {
+  /**
+   * Fails closed: invalid metadata, or a Policy that breaks its promise not to throw, hides the
+   * entry. `decide` is a list's decisions for one context (policy.forContext); without one, the
+   * policy evaluates this entry alone (a call or a read), with no closure allocated per request.
+   */
+  function visibleBy(decide: ((metadata: PrimitiveMetadata) => boolean) | undefined, context: RequestContext, entry: CatalogEntry): boolean {
     if (entry.metadataError) return false;
     try {
-      return decide(metadataFor(context, entry)) === true;
+      const metadata = metadataFor(context, entry);
+      return (decide === undefined ? policy.evaluate(context, metadata) : decide(metadata)) === true;
     } catch {
       return false;
     }
   }
 
-  /** Decisions for one request (conditions that read only the request run once per list). */
-  function decisionsFor(context: RequestContext): (entry: CatalogEntry) => boolean {
-    const decide = policy.forContext(context);
-    return (entry) => visibleBy(decide, context, entry);
-  }
-
   function isVisible(context: RequestContext, entry: CatalogEntry): boolean {
-    return visibleBy((metadata) => policy.evaluate(context, metadata), context, entry);
+    return visibleBy(undefined, context, entry);
   }
 
-  function chooseTool(catalog: Catalog, publicName: string, visible: (entry: CatalogEntry) => boolean): CatalogEntry | undefined {
+  /** `decide` as for visibleBy: a list's decisions, or undefined for a single tools/call. */
+  function chooseTool(catalog: Catalog, publicName: string, context: RequestContext, decide?: (metadata: PrimitiveMetadata) => boolean): CatalogEntry | undefined {
     const candidates = catalog.toolCandidates(publicName);
     if (!candidates) return undefined;
     // An enabled version wins over a disabled one; a lone disabled one still resolves, so the
     // server answers "disabled" for it exactly as it would without the gate.
     let disabled: CatalogEntry | undefined;
     for (const candidate of candidates) {
-      if (!visible(candidate)) continue;
+      if (!visibleBy(decide, context, candidate)) continue;
       if (candidate.enabled) return candidate;
       disabled ??= candidate;
     }
@@ -74,14 +74,15 @@ export function createPolicyView(policy: Policy, onMissingCapabilities: MissingC
   }
 
   function resolveTool(catalog: Catalog, publicName: string, context: RequestContext): CatalogEntry | undefined {
-    return chooseTool(catalog, publicName, (entry) => isVisible(context, entry));
+    return chooseTool(catalog, publicName, context);
   }
 
   function computeVisible(catalog: Catalog, kind: PrimitiveKind, context: RequestContext): CatalogEntry[] {
-    const visibleEntry = decisionsFor(context);
+    // Decisions for one request: conditions that read only the request run once per list.
+    const decide = policy.forContext(context);
     const visible: CatalogEntry[] = [];
     if (kind !== 'tool') {
-      for (const entry of catalog.entries(kind)) if (visibleEntry(entry)) visible.push(entry);
+      for (const entry of catalog.entries(kind)) if (visibleBy(decide, context, entry)) visible.push(entry);
       return visible;
     }
     // A versioned tool appears once, at the position of its first registration, whichever version wins.
@@ -89,7 +90,7 @@ export function createPolicyView(policy: Policy, onMissingCapabilities: MissingC
     for (const entry of catalog.entries(kind)) {
       if (seenNames.has(entry.publicName)) continue;
       seenNames.add(entry.publicName);
-      const chosen = chooseTool(catalog, entry.publicName, visibleEntry);
+      const chosen = chooseTool(catalog, entry.publicName, context, decide);
       if (chosen) visible.push(chosen);
     }
     return visible;
