@@ -1,43 +1,21 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { buildDistOnce, builtBin } from '../built-dist.js';
 import { repositoryRoot, waitFor } from '../serve/harness.js';
+import { startOtlpReceiver, type OtlpReceiver, type ReceivedExport } from './otlp-receiver.js';
 
 // `mcp-gate serve --otel` as a user runs it (a process, from dist/, built once per run), exporting to an
-// OTLP/HTTP receiver this test runs on 127.0.0.1: a tiny server that keeps every POST.
+// OTLP/HTTP receiver this test runs on 127.0.0.1 (./otlp-receiver.ts, shared with proxy-otel).
 
 beforeAll(async () => expect(await buildDistOnce(), 'npm run build --noCheck').toBe(''), 180_000);
 
-interface Received {
-  readonly path: string;
-  readonly contentType: string | undefined;
-  readonly body: Buffer;
-}
-
-function startReceiver(): Promise<{ server: Server; url: string; received: Received[] }> {
-  const received: Received[] = [];
-  const server = createServer((request, response) => {
-    const chunks: Buffer[] = [];
-    request.on('data', (chunk: Buffer) => chunks.push(chunk));
-    request.on('end', () => {
-      received.push({ path: request.url ?? '', contentType: request.headers['content-type'], body: Buffer.concat(chunks) });
-      // An empty Export*ServiceResponse: `{}` in JSON, zero bytes in protobuf.
-      const json = request.headers['content-type']?.includes('json') === true;
-      response.writeHead(200, { 'content-type': json ? 'application/json' : 'application/x-protobuf' }).end(json ? '{}' : '');
-    });
-  });
-  return new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve({ server, url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, received })));
-}
-
 const children: ChildProcess[] = [];
-const servers: Server[] = [];
+const receivers: OtlpReceiver[] = [];
 afterEach(async () => {
   for (const child of children.splice(0)) if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
-  await Promise.all(servers.splice(0).map((server) => new Promise((resolve) => server.close(resolve))));
+  await Promise.all(receivers.splice(0).map((receiver) => receiver.close()));
 });
 
 function withTimeout<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
@@ -45,9 +23,9 @@ function withTimeout<T>(promise: Promise<T>, ms: number, what: string): Promise<
 }
 
 /** Serves the demo with --otel, makes a visible and a hidden call and a list, stops it, and returns what the receiver got. */
-async function serveAndCall(env: Record<string, string>): Promise<{ received: Received[]; stderr: string }> {
-  const receiver = await startReceiver();
-  servers.push(receiver.server);
+async function serveAndCall(env: Record<string, string>): Promise<{ received: ReceivedExport[]; stderr: string }> {
+  const receiver = await startOtlpReceiver();
+  receivers.push(receiver);
   const child = spawn(process.execPath, [builtBin, 'serve', '--port', '0', '--policy', 'policies/demo.json', '--otel'], {
     cwd: repositoryRoot,
     stdio: ['ignore', 'pipe', 'pipe'],
