@@ -4,7 +4,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { buildDistOnce, builtBin } from '../built-dist.js';
 import { repositoryRoot, waitFor } from '../serve/harness.js';
-import { startOtlpReceiver, type OtlpReceiver, type ReceivedExport } from './otlp-receiver.js';
+import { attributesOf, startOtlpReceiver, type OtlpKeyValue, type OtlpReceiver, type ReceivedExport } from './otlp-receiver.js';
 
 // `mcp-gate serve --otel` as a user runs it (a process, from dist/, built once per run), exporting to an
 // OTLP/HTTP receiver this test runs on 127.0.0.1 (./otlp-receiver.ts, shared with proxy-otel).
@@ -50,10 +50,6 @@ async function serveAndCall(env: Record<string, string>): Promise<{ received: Re
   return { received: receiver.received, stderr };
 }
 
-type AnyValue = { stringValue?: string; intValue?: string | number; arrayValue?: { values: AnyValue[] } };
-type KeyValue = { key: string; value: AnyValue };
-const attributesOf = (list: KeyValue[] | undefined) => Object.fromEntries((list ?? []).map(({ key, value }) => [key, value.stringValue ?? value.intValue]));
-
 describe('mcp-gate serve --otel', () => {
   it('exports decisions over OTLP/HTTP JSON with OTEL_EXPORTER_OTLP_PROTOCOL=http/json', async () => {
     const { received, stderr } = await serveAndCall({ OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json' });
@@ -64,8 +60,8 @@ describe('mcp-gate serve --otel', () => {
     expect(metrics.length).toBeGreaterThan(0);
     for (const post of [...traces, ...metrics]) expect(post.contentType).toBe('application/json');
 
-    type Span = { name: string; kind: number; attributes: KeyValue[]; events: { name: string; attributes: KeyValue[] }[] };
-    type TraceBody = { resourceSpans: { resource: { attributes: KeyValue[] }; scopeSpans: { scope: { name: string }; spans: Span[] }[] }[] };
+    type Span = { name: string; kind: number; attributes: OtlpKeyValue[]; events: { name: string; attributes: OtlpKeyValue[] }[] };
+    type TraceBody = { resourceSpans: { resource: { attributes: OtlpKeyValue[] }; scopeSpans: { scope: { name: string }; spans: Span[] }[] }[] };
     const bodies = traces.map((post) => JSON.parse(post.body.toString('utf8')) as TraceBody);
     expect(attributesOf(bodies[0]!.resourceSpans[0]!.resource.attributes)['service.name']).toBe('gate-under-test');
     const spans = bodies.flatMap((body) => body.resourceSpans.flatMap((resource) => resource.scopeSpans.flatMap((scope) => scope.spans)));
@@ -87,7 +83,9 @@ describe('mcp-gate serve --otel', () => {
       ],
     ]);
 
-    type MetricBody = { resourceMetrics: { scopeMetrics: { metrics: { name: string; sum?: { dataPoints: { attributes: KeyValue[]; asInt?: string | number }[] } }[] }[] }[] };
+    type MetricBody = {
+      resourceMetrics: { scopeMetrics: { metrics: { name: string; sum?: { dataPoints: { attributes: OtlpKeyValue[]; asInt?: string | number }[] } }[] }[] }[];
+    };
     const exported = metrics.flatMap((post) =>
       (JSON.parse(post.body.toString('utf8')) as MetricBody).resourceMetrics.flatMap((resource) => resource.scopeMetrics.flatMap((scope) => scope.metrics)),
     );
