@@ -59,6 +59,14 @@ describe('mcp-gate proxy --stdio in front of a recording upstream', () => {
   });
 
   it('sends nothing naming a hidden primitive upstream, and answers each as unknown', async () => {
+    // The proxy reads the upstream's four lists when the client's session opens; on a loaded
+    // machine their lines can still be on the way, so wait for them before counting.
+    const listMethods = ['tools/list', 'prompts/list', 'resources/list', 'resources/templates/list'];
+    await waitFor('the client session’s initial lists upstream', () => {
+      const methods = received().map((message) => (message as { method?: string }).method);
+      const opened = methods.lastIndexOf('initialize');
+      return listMethods.every((method) => methods.indexOf(method, opened) !== -1) ? true : undefined;
+    });
     const before = received().length;
     const hiddenRequests: Array<[string, Record<string, unknown>]> = [
       ['tools/call', { name: 'secret-drop', arguments: { table: 'users' } }],
