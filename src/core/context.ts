@@ -31,7 +31,16 @@ export interface RequestContext {
     readonly scopes: readonly string[];
     readonly claims: Readonly<Record<string, unknown>>;
   };
+  /**
+   * Feature-flag values by flag key, as resolved for this request before deciding (policies read
+   * them as `flags.<key>`); undefined when nothing resolved flags. A flag missing here reads as
+   * the default the policy declares.
+   */
+  readonly flags?: Readonly<Record<string, FlagValue>> | undefined;
 }
+
+/** A feature flag's value: what an OpenFeature client resolves (boolean, string, number or JSON structure). */
+export type FlagValue = boolean | string | number | readonly unknown[] | Readonly<Record<string, unknown>>;
 
 /** The four kinds of MCP primitive a policy decides about. */
 export type PrimitiveKind = 'tool' | 'prompt' | 'resource' | 'resourceTemplate';
@@ -140,6 +149,8 @@ export interface RequestContextInput {
   };
   client?: Partial<RequestContext['client']>;
   auth?: Partial<RequestContext['auth']>;
+  /** Flag values by key (copied as plain data); what a gate resolved, or what `explain --context` gives. */
+  flags?: Readonly<Record<string, unknown>> | undefined;
 }
 
 /**
@@ -191,7 +202,7 @@ interface ReadingState {
 }
 
 function buildContext(input: RequestContextInput, plan: ContextPlan, reading: ReadingState): RequestContext {
-  const { request, client, auth } = input ?? {};
+  const { request, client, auth, flags } = input ?? {};
   reading.path = 'request.headers';
   const headers = plan.headers === 'all' ? copyHeaders(request?.headers) : pickHeaders(request?.headers, plan.headers);
   reading.path = 'request';
@@ -222,8 +233,10 @@ function buildContext(input: RequestContextInput, plan: ContextPlan, reading: Re
     scopes,
     claims,
   });
+  reading.path = 'flags';
+  const builtFlags = flags === undefined ? undefined : copyFlags(flags);
   const source = plan === wholeContext ? undefined : input;
-  return new FrozenRequestContext(builtRequest, builtClient, builtAuth, declared?.memo, source);
+  return new FrozenRequestContext(builtRequest, builtClient, builtAuth, declared?.memo, source, builtFlags);
 }
 
 /**
@@ -233,7 +246,9 @@ function buildContext(input: RequestContextInput, plan: ContextPlan, reading: Re
  */
 export function wholeContextOf(context: RequestContext): RequestContext {
   const source = FrozenRequestContext.partialSourceOf(context);
-  return source === undefined ? context : createRequestContext(source as RequestContextInput);
+  if (source === undefined) return context;
+  // Flags a gate resolved after building the context are not in its source: they are carried over.
+  return createRequestContext(context.flags === undefined ? (source as RequestContextInput) : { ...(source as RequestContextInput), flags: context.flags });
 }
 
 function stringOr<T extends string | undefined>(value: unknown, fallback: T): string | T {
@@ -252,6 +267,11 @@ function copyScopes(source: unknown): readonly string[] {
 function copyClaims(source: unknown): Readonly<Record<string, unknown>> {
   const copy = copyPlainData(source, new CopyBudget());
   return copy !== null && typeof copy === 'object' && !Array.isArray(copy) ? (copy as Record<string, unknown>) : emptyRecord;
+}
+
+function copyFlags(source: unknown): Readonly<Record<string, FlagValue>> {
+  const copy = copyPlainData(source, new CopyBudget());
+  return copy !== null && typeof copy === 'object' && !Array.isArray(copy) ? (copy as Record<string, FlagValue>) : emptyRecord;
 }
 
 /** A frozen copy of declared capabilities, with the memo of answers about it shared by every request that declares it. */

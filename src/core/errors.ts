@@ -25,7 +25,10 @@ export type PolicyIssueCode =
   | 'invalid_metadata'
   | 'unknown_field'
   | 'header_case'
-  | 'unknown_capability';
+  | 'unknown_capability'
+  | 'undeclared_flag'
+  | 'dynamic_flag_path'
+  | 'unused_flag';
 
 /** Base class of every error mcp-gate throws. */
 export class PolicyError extends Error {

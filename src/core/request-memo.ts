@@ -141,23 +141,36 @@ export class RequestMemo {
  * Generic over its three parts so that this module need not import context.ts, which builds it
  * (context.ts's RequestContext is what it is there); the functions below take any value.
  */
-export class FrozenRequestContext<Request = unknown, Client = unknown, Auth = unknown> {
+export class FrozenRequestContext<Request = unknown, Client = unknown, Auth = unknown, Flags = unknown> {
   readonly request: Request;
   readonly client: Client;
   readonly auth: Auth;
+  /** Flag values resolved for this request (policy/flag-reads.ts reads them); undefined when none were. */
+  readonly flags: Flags | undefined;
   #memo: RequestMemo | undefined = undefined;
   /** The shared memo of the context's capabilities object; undefined when it declared none. */
   readonly #declared: CapabilityMemo | undefined;
   /** What a context built for one plan was built from, so the whole context can be built later; undefined when whole. */
   readonly #source: unknown;
 
-  constructor(request: Request, client: Client, auth: Auth, declared: CapabilityMemo | undefined, source?: unknown) {
+  constructor(request: Request, client: Client, auth: Auth, declared: CapabilityMemo | undefined, source?: unknown, flags?: Flags) {
     this.request = request;
     this.client = client;
     this.auth = auth;
+    this.flags = flags;
     this.#declared = declared;
     this.#source = source;
     Object.freeze(this);
+  }
+
+  /**
+   * The same request with flag values: a new context (with a memo of its own, as its rules may
+   * answer differently), sharing the frozen parts. Undefined for a context not built here.
+   */
+  static withFlags<Flags>(context: unknown, flags: Flags): FrozenRequestContext<unknown, unknown, unknown, Flags> | undefined {
+    if (typeof context !== 'object' || context === null || !(#source in context)) return undefined;
+    const built = context as FrozenRequestContext;
+    return new FrozenRequestContext(built.request, built.client, built.auth, built.#declared, built.#source, flags);
   }
 
   /** The input of a context built for a plan (not whole); undefined for any other context. */

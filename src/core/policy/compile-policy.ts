@@ -1,6 +1,8 @@
 import type { PrimitiveMetadata, RequestContext } from '../context.js';
 import type { CompiledPolicyRule } from '../internal-types.js';
 import { MetadataError, PolicyCompileError, PolicyError, type PolicyIssue } from '../errors.js';
+import { describeFlagFallbacks, flagFallbacksOf } from '../flag-values.js';
+import { declaredFlagDefaults, flagKeysOf, unusedFlags, type FlagDefaults } from './flag-reads.js';
 import { toPolicyError, type CompileLogicOptions } from '../logic/compile.js';
 import { createOperatorTable } from '../logic/operators.js';
 import { restoreBudget, startBudget } from '../logic/budget.js';
@@ -67,11 +69,15 @@ function compileDocument(document: unknown, options: CompilePolicyOptions): Poli
     throw new PolicyCompileError(sortIssues(issues), options.source ?? 'policy');
   }
   const usage = { iterates: false, memoSlots: 0 };
-  const rules = compileRules(parsed.data.rules, ruleOptions, reads, issues, usage);
-  const paths = checkRulePaths(parsed.data.rules, ruleOptions.operatorTable, options);
+  const flagDefaults = declaredFlagDefaults(parsed.data);
+  const rules = compileRules(parsed.data.rules, { ...ruleOptions, flagDefaults }, reads, issues, usage);
+  const paths = checkRulePaths(parsed.data.rules, ruleOptions.operatorTable, options, new Set(Object.keys(flagDefaults)));
   issues.push(...paths.errors);
+  const unused = unusedFlags(flagDefaults, reads);
+  if (options.strict === true) issues.push(...unused.map((issue) => ({ ...issue, severity: 'error' as const })));
   if (issues.length > 0) throw new PolicyCompileError(sortIssues(issues), options.source ?? 'policy');
-  return Object.freeze({ ...createPolicy(parsed.data, rules, reads, usage, options), warnings: paths.warnings });
+  const warnings = options.strict === true || unused.length === 0 ? paths.warnings : Object.freeze([...paths.warnings, ...unused]);
+  return Object.freeze({ ...createPolicy(parsed.data, rules, reads, usage, options), warnings });
 }
 
 /** The rules of a document that failed validation, as far as they can be read, with their indexes. */
@@ -108,6 +114,8 @@ function createPolicy(
   const onError = options.onError;
   const requirementMarkers = enforce ? ['client.capabilities', 'request.headers', 'request.endpoint'] : [];
   const reads = Object.freeze([...new Set([...ruleReads, ...requirementMarkers])].sort());
+  const flagDefaults = declaredFlagDefaults(document);
+  const flags: FlagDefaults = Object.freeze(Object.fromEntries(flagKeysOf(ruleReads).map((key) => [key, flagDefaults[key]!])));
   // A revision names what decides (cursors, caches and feature_flag.version follow it): the
   // invariants `mcp-gate check` proves change no decision, so they are not part of it.
   const { $schema: _schema, invariants: _invariants, ...content } = document;
@@ -253,6 +261,14 @@ function createPolicy(
     }
   }
 
+  /** explain, saying which flags the policy reads hold their defaults because resolving them failed. */
+  function explainNotingFallbacks(context: RequestContext, primitive: PrimitiveMetadata): Decision {
+    const explained = explain(context, primitive);
+    const fallbacks = flagFallbacksOf(context).filter(({ key }) => Object.hasOwn(flags, key));
+    if (fallbacks.length === 0) return explained;
+    return Object.freeze({ ...explained, message: `${explained.message}; ${describeFlagFallbacks(fallbacks)}`, flagFallbacks: fallbacks });
+  }
+
   return Object.freeze({
     revision: contentRevision(content),
     default: document.default,
@@ -260,10 +276,11 @@ function createPolicy(
     reads,
     callerSpecific: reads.some(isCallerPath),
     cacheable: options.operators === undefined || Object.keys(options.operators).length === 0,
+    flags,
     readsFor,
     evaluate,
     forContext,
-    explain,
+    explain: Object.keys(flags).length === 0 ? explain : explainNotingFallbacks,
     contextKeyFor(primitives: readonly PrimitiveMetadata[]) {
       const required = enforce ? requirementKeyReads(primitives.map(toPrimitiveMetadata)) : { paths: [], headers: [] };
       return compileContextKey({ paths: [...ruleReads, ...required.paths], requiredHeaders: required.headers });

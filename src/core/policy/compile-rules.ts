@@ -4,11 +4,12 @@ import { compileRuleCollectingIssues, type CompiledRule, type CompileLogicOption
 import { isTruthy } from '../logic/truthy.js';
 import type { OperatorDefinition } from '../logic/types.js';
 import { createContextScope, readsEverything } from './context-scope.js';
+import type { FlagDefaults } from './flag-reads.js';
 import { compileAppliesTo } from './rule-plan.js';
 import type { PolicyRule } from './schema.js';
 
 /** What compiling rules needs of compilePolicy's options: the logic options and the operators resolved once. */
-type RuleOptions = CompileLogicOptions & { operatorTable: ReadonlyMap<string, OperatorDefinition> };
+type RuleOptions = CompileLogicOptions & { operatorTable: ReadonlyMap<string, OperatorDefinition>; flagDefaults?: FlagDefaults };
 
 /** Compiles the rules of a document: ids checked, `appliesTo` and `when` compiled, issues collected. */
 export function compileRules(
@@ -69,7 +70,7 @@ function createConditionCompiler(options: RuleOptions, reads: Set<string>, issue
     }
     const conditionReads = new Set<string>();
     const conditionIssues: PolicyIssue[] = [];
-    const rule = compileRuleCollectingIssues(condition, { ...options, scope: createContextScope(conditionReads), path }, conditionIssues);
+    const rule = compileRuleCollectingIssues(condition, { ...options, scope: createContextScope(conditionReads, options.flagDefaults), path }, conditionIssues);
     for (const read of conditionReads) reads.add(read);
     issues.push(...conditionIssues);
     const readsPrimitive = [...conditionReads].some((read) => read === readsEverything || read === 'primitive' || read.startsWith('primitive.'));

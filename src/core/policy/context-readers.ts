@@ -2,6 +2,7 @@ import { createPrimitiveMetadata, createRequestContext, type PrimitiveAnnotation
 import type { Evaluator, FieldRead } from '../internal-types.js';
 import { compilePathReader } from '../logic/path.js';
 import { contextShape, type PathShape } from './context-shape.js';
+import { compileFlagReader, isFlagPath } from './flag-reads.js';
 
 // The context's own fields are read by one `switch` with a named property load per case. V8
 // shares inline caches between closures made at one site, so a generic reader used for every
@@ -184,6 +185,8 @@ export function contextFieldOf(segments: readonly string[]): FieldRead | undefin
  * missing path.
  */
 export function compileContextReader(segments: readonly string[]): Evaluator {
+  // Flags are not a fixed-shape field: a key's value, read as it is (a cache key must see what the context holds).
+  if (isFlagPath(segments)) return compileFlagReader(segments, undefined);
   const direct = contextFieldOf(segments);
   if (direct !== undefined) {
     const { field, key } = direct;

@@ -50,13 +50,14 @@ const primitiveShape: PathShape = {
   },
 };
 
-/** Each `var` root and what lies below it; `tool` is the alias of `primitive`. */
+/** Each `var` root and what lies below it; `tool` is the alias of `primitive`; `flags` holds flag values by key (policy/flag-reads.ts). */
 export const contextShape: Readonly<Record<string, PathShape>> = {
   request: requestShape,
   client: clientShape,
   auth: authShape,
   primitive: primitiveShape,
   tool: primitiveShape,
+  flags: { kind: 'free' },
 };
 
 /**
@@ -69,7 +70,7 @@ export const clientCapabilityNames: readonly string[] = ['sampling', 'elicitatio
 /** What is wrong with a path, or a likely mistake in it. */
 export interface PathFinding {
   readonly severity: 'error' | 'warning';
-  readonly code: 'unknown_field' | 'header_case' | 'unknown_capability';
+  readonly code: 'unknown_field' | 'header_case' | 'unknown_capability' | 'undeclared_flag' | 'invalid_argument';
   readonly message: string;
 }
 
@@ -165,7 +166,8 @@ function quote(name: string): string {
  * so the two cannot drift.
  */
 export function contextPathPattern(): string {
-  const roots = Object.keys(contextShape).map((root) => `${root}${tailPattern(contextShape[root]!)}`);
+  // A flag is read by its key: `flags` alone is no path.
+  const roots = Object.keys(contextShape).map((root) => (root === 'flags' ? 'flags\\.[^.]+(?:\\..*)?' : `${root}${tailPattern(contextShape[root]!)}`));
   return `^(?:${roots.join('|')})$`;
 }
 

@@ -18,6 +18,8 @@ const label = z.string().min(1).max(256);
 /** Most rules in one document; longer lists are rejected before any rule is read. */
 export const maxRules = 10_000;
 const maxMessageLength = 300;
+/** Most flags one document declares. */
+const maxFlags = 256;
 
 /**
  * A strict object whose unknown keys get a suggestion: zod's own message
@@ -73,6 +75,22 @@ export const invariantSchema = strictObject({
   always: z.unknown().optional().describe('JSON-Logic that every context and primitive must make true'),
 }).refine((invariant) => (invariant.never === undefined) !== (invariant.always === undefined), { message: 'an invariant has exactly one of "never" and "always"' });
 
+/** A flag key as policies read it (`flags.<key>`): one path segment, so no dots. */
+const flagKey = z
+  .string()
+  .min(1)
+  .max(256)
+  .regex(/^[A-Za-z0-9][A-Za-z0-9_:/-]*$/, 'flag key may contain letters, digits, "_", ":", "/" and "-" (no dots: `flags.<key>` is one path segment)');
+
+/** The value a flag has when resolving it fails (fail closed); its type is the type the flag is resolved as. */
+const flagDefault = z.union([z.boolean(), z.string().max(4096), z.number(), z.array(z.unknown()), z.record(z.string(), z.unknown())]);
+
+/** A flag a policy reads (`{"var": "flags.<key>"}`), with the default it holds when resolving it fails. */
+export const flagDeclarationSchema = strictObject({
+  default: flagDefault.describe('The value used when the flag cannot be resolved (error, timeout, no flag client); boolean, string, number or JSON.'),
+  description: text.optional(),
+});
+
 /** The zod schema of a policy document (version 1); compilePolicy validates with it. */
 export const policyDocumentSchema = strictObject({
   $schema: z.string().max(2048).optional(),
@@ -81,6 +99,11 @@ export const policyDocumentSchema = strictObject({
   default: z.enum(['allow', 'deny']),
   enforceRequirements: z.boolean().default(true),
   rules: z.array(policyRuleSchema).max(maxRules).default([]),
+  /** Feature flags the rules read as `flags.<key>`, each with its default (resolved per request through OpenFeature). */
+  flags: z
+    .record(flagKey, flagDeclarationSchema)
+    .refine((flags) => Object.keys(flags).length <= maxFlags, { message: `a policy declares at most ${maxFlags} flags` })
+    .optional(),
   /** Checked by `mcp-gate check`, `validate` and `test`; they never change a decision. */
   invariants: z.array(invariantSchema).max(1000).optional(),
 });

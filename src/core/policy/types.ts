@@ -1,4 +1,5 @@
-import type { PrimitiveMetadata, RequestContext } from '../context.js';
+import type { FlagValue, PrimitiveMetadata, RequestContext } from '../context.js';
+import type { FlagFallback } from '../flag-values.js';
 import type { PolicyError, PolicyIssue } from '../errors.js';
 
 /** What a rule or the policy's default does to the primitives it decides: show them or hide them. */
@@ -24,6 +25,8 @@ export interface Decision {
   readonly description?: string | undefined;
   /** The unmet requirement when `reason` is `requirement`. */
   readonly unmet?: UnmetRequirement | undefined;
+  /** Flags the policy reads that hold their declared defaults for this request because resolving them failed (the message says so too). */
+  readonly flagFallbacks?: readonly FlagFallback[] | undefined;
 }
 
 /** Which metadata requirement a request did not meet. */
@@ -60,6 +63,12 @@ export interface Policy {
    * Two contexts equal on these paths get the same decisions.
    */
   readonly reads: readonly string[];
+  /**
+   * The feature flags the rules read (`flags.<key>`), each with the default the document
+   * declares; a gate resolves exactly these keys once per request, before deciding. Empty when
+   * the policy reads no flag (absent on a Policy not made by compilePolicy).
+   */
+  readonly flags?: Readonly<Record<string, FlagValue>>;
   /** True when any decision can depend on the caller (headers, endpoint, session, client, auth). */
   readonly callerSpecific: boolean;
   /** False when custom operators are in use: they may read clocks or counters, so decisions are never cached. */

@@ -2,6 +2,7 @@ import { joinPath, PolicyOptionError, type PolicyIssue } from '../errors.js';
 import { forbiddenSegments, isWholeDataPath, splitPath } from '../logic/path.js';
 import { defaultLimits, type CompileLimits, type OperatorDefinition } from '../logic/types.js';
 import { checkCapabilityName, checkContextPath, type PathFinding } from './context-shape.js';
+import { checkFlagPath, dynamicFlagPathMessage, isFlagPath, mentionsFlagRoot } from './flag-reads.js';
 
 // The compiler checks a `var` path's root; this checks the rest against the context's shape
 // (context-shape.ts), so `request.header.x-canary` or `auth.scope` — which read nothing and
@@ -9,8 +10,12 @@ import { checkCapabilityName, checkContextPath, type PathFinding } from './conte
 // reads arbitrary data. Only literal paths are checked (a computed path is known at run time),
 // and never inside the bodies of array operators, whose data is the current item.
 
-/** Checks the literal paths of rule conditions (`var`, `missing`, `missing_some`, `has`, `has_all`). */
-export function createPathChecker(operators: ReadonlyMap<string, OperatorDefinition>, limits: CompileLimits = {}) {
+/**
+ * Checks the literal paths of rule conditions (`var`, `missing`, `missing_some`, `has`, `has_all`).
+ * `declaredFlags`: the flag keys the document declares; a flag read outside them is an error
+ * (undefined: not known, as for a document that failed validation).
+ */
+export function createPathChecker(operators: ReadonlyMap<string, OperatorDefinition>, limits: CompileLimits = {}, declaredFlags?: ReadonlySet<string>) {
   const maxDepth = positiveOr(limits.maxDepth, defaultLimits.maxDepth);
   const maxNodes = positiveOr(limits.maxNodes, defaultLimits.maxNodes);
   const maxStringLength = positiveOr(limits.maxStringLength, defaultLimits.maxStringLength);
@@ -42,7 +47,19 @@ export function createPathChecker(operators: ReadonlyMap<string, OperatorDefinit
       const segments = splitPath(value);
       // Forbidden segments and empty roots are the compiler's to report.
       if (segments.some((segment) => forbiddenSegments.has(segment))) return;
+      if (isFlagPath(segments)) {
+        // A path without a key is the compiler's to report.
+        if (segments.length > 1) report(toFinding(checkFlagPath(segments, declaredFlags)), at);
+        return;
+      }
       report(checkContextPath(segments), at);
+    }
+
+    /** A computed path (or `missing` key) whose literals name the flags root: keys must be static. */
+    function checkComputedPath(value: unknown, at: string): void {
+      if (value !== null && typeof value === 'object' && mentionsFlagRoot(value)) {
+        issues.push({ code: 'dynamic_flag_path', path: at, message: dynamicFlagPathMessage });
+      }
     }
 
     function checkCapability(value: unknown, at: string): void {
@@ -57,6 +74,7 @@ export function createPathChecker(operators: ReadonlyMap<string, OperatorDefinit
       } else if (typeof value === 'string') {
         checkVarPath(value, at);
       } else {
+        checkComputedPath(value, at);
         walk(value, at, depth);
       }
     }
@@ -82,6 +100,7 @@ export function createPathChecker(operators: ReadonlyMap<string, OperatorDefinit
       switch (name) {
         case 'var':
           checkVarPath(args[0], argPath(0));
+          checkComputedPath(args[0], argPath(0));
           return walkArgs();
         case 'missing':
           return each(args, (arg, index) => checkKeys(arg, argPath(index), depth + 1));
@@ -109,6 +128,10 @@ export function createPathChecker(operators: ReadonlyMap<string, OperatorDefinit
   };
 }
 
+function toFinding(issue: Omit<PolicyIssue, 'path'> | undefined): PathFinding | undefined {
+  return issue === undefined ? undefined : { severity: 'error', code: issue.code as PathFinding['code'], message: issue.message };
+}
+
 function positiveOr(value: unknown, fallback: number): number {
   return typeof value === 'number' && Number.isInteger(value) && value > 0 ? value : fallback;
 }
@@ -124,12 +147,13 @@ export function checkRulePaths(
   rules: ReadonlyArray<{ readonly when?: unknown; readonly index?: number }>,
   operators: ReadonlyMap<string, OperatorDefinition>,
   options: CompileLimits & { readonly strict?: boolean | undefined } = {},
+  declaredFlags?: ReadonlySet<string>,
 ): RulePathIssues {
   const strict = options.strict;
   if (strict !== undefined && typeof strict !== 'boolean') {
     throw new PolicyOptionError(`option strict must be a boolean, got ${typeof strict === 'string' ? `"${strict}"` : String(strict)}`);
   }
-  const checkConditionPaths = createPathChecker(operators, options);
+  const checkConditionPaths = createPathChecker(operators, options, declaredFlags);
   const errors: PolicyIssue[] = [];
   const warnings: PolicyIssue[] = [];
   rules.forEach((rule, position) => {
