@@ -18,6 +18,8 @@ export interface ContextConsumers {
   readonly decisions: GateSettings['decisions'];
   /** mcp-gate/server's `missingCapability: 'error'` compares declared with required capabilities itself. */
   readonly missingCapability?: 'hide' | 'error';
+  /** Resolves flags with an evaluation context that carries some headers (flag-resolution.ts). */
+  readonly flags?: GateSettings['flags'];
 }
 
 const plansByView = new WeakMap<PolicyView, WeakMap<Catalog, ContextPlan>>();
@@ -32,7 +34,9 @@ export function contextPlanFor(view: PolicyView, catalog: Catalog, consumers: Co
   let plan = plans.get(catalog);
   if (plan === undefined) {
     const policyReads = view.policy.readsFor(metadataOf(catalog));
-    plan = planReads(listenerReads === undefined ? policyReads : [...policyReads, ...listenerReads], consumers.missingCapability === 'error');
+    // The headers a flag provider is given, when this policy's flags are resolved.
+    const flagHeaders = Object.keys(view.policy.flags ?? {}).length === 0 ? [] : (consumers.flags?.headers ?? []).map((name) => `request.headers.${name}`);
+    plan = planReads([...policyReads, ...(listenerReads ?? []), ...flagHeaders], consumers.missingCapability === 'error');
     plans.set(catalog, plan);
   }
   return plan;

@@ -3,6 +3,7 @@ import { PolicyOptionError } from '../core/errors.js';
 import type { PolicyDocument } from '../core/policy/schema.js';
 import type { Policy } from '../core/policy/types.js';
 import { createDecisionLog, type DecisionEvent, type DecisionLog } from './decision-events.js';
+import { createFlagResolver, type FlagResolver, type GateFlagOptions } from './flag-resolution.js';
 import { validateMetadataOption } from './metadata.js';
 import { createPaginator, type Paginator } from './pagination.js';
 import type { MissingCapabilities } from './policy-view.js';
@@ -35,6 +36,12 @@ export interface SharedGateOptions {
    * the whole request context, so choose what to keep. The explanation (`reason`, `ruleId`, `message`) is computed when first read.
    */
   onDecision?: (event: DecisionEvent) => void;
+  /**
+   * How the feature flags a policy reads (`{"var": "flags.<key>"}`) are resolved: an OpenFeature
+   * client, a timeout (default 200 ms) and the headers passed to the provider. Required when the
+   * policy reads flags; a flag that errs or times out holds the policy's declared default.
+   */
+  flags?: GateFlagOptions;
 }
 
 /** Options after validation, shared by every server a gate is installed on. */
@@ -47,6 +54,8 @@ export interface GateSettings {
   readonly versionSeparator: string;
   readonly reportError: (error: Error) => void;
   readonly decisions: DecisionLog;
+  /** Resolves the flags a policy reads; undefined without the `flags` option. */
+  readonly flags: FlagResolver | undefined;
 }
 
 /**
@@ -70,6 +79,7 @@ export function readGateSettings(options: SharedGateOptions, cursorSecret?: stri
     versionSeparator,
     reportError,
     decisions: createDecisionLog(onDecision, reportError),
+    flags: createFlagResolver(options.flags, reportError),
   };
 }
 

@@ -5,6 +5,7 @@ import { wholeContextOf, type RequestContext } from '../core/context.js';
 import { changedLists, SessionContexts, type ListKind } from './list-changes.js';
 import { resolvePolicy } from './policy-input.js';
 import { createPolicyView, type PolicyView } from './policy-view.js';
+import { assertFlagsResolvable } from './flag-resolution.js';
 
 /** What the gate needs from one installation to keep its session's lists current. */
 export interface GatedSession {
@@ -34,7 +35,11 @@ export interface PolicyHolder<Settings extends GateSettings> {
 
 export function createPolicyHolder<Settings extends GateSettings>(policy: unknown, settings: Settings): PolicyHolder<Settings> {
   const { onMissingCapabilities } = settings;
-  const compile = (input: unknown): PolicyView => createPolicyView(resolvePolicy(input, 'policy', { onMissingCapabilities }), onMissingCapabilities);
+  const compile = (input: unknown): PolicyView => {
+    const policy = resolvePolicy(input, 'policy', { onMissingCapabilities });
+    assertFlagsResolvable(policy, settings.flags);
+    return createPolicyView(policy, onMissingCapabilities);
+  };
   let view = compile(policy);
   const sessions = new SessionContexts<GatedSession>((session) => session.isOpen());
   return {
