@@ -7,6 +7,7 @@ import type { GatedSession, GateRuntime } from '../adapter/gate-runtime.js';
 import type { GatedRequest } from '../adapter/gated-request.js';
 import type { ListKind } from '../adapter/list-changes.js';
 import { contextPlanFor } from '../adapter/context-plan.js';
+import { FlagRequests } from '../adapter/flag-requests.js';
 import { gateHandlerMap, notifyListChanged, RegistryTracker } from '../adapter/server-hooks.js';
 import { gatedHandlerFactories } from './gated-handlers.js';
 import { createContextBuilder } from './request-context.js';
@@ -28,6 +29,8 @@ export class Installation implements GatedSession {
   readonly #registry: RegistryTracker;
   /** The plan of the last request and the view and catalog it belongs to (both change rarely): one comparison instead of two WeakMap lookups per request. */
   #planned: { readonly view: PolicyView; readonly catalog: Catalog; readonly plan: ContextPlan } | undefined;
+  /** Requests whose flags were resolved before their handler ran (flag-requests.ts). */
+  readonly #flagRequests: FlagRequests<SdkExtra>;
 
   constructor(server: McpServer, runtime: GateRuntime) {
     this.server = server;
@@ -42,7 +45,9 @@ export class Installation implements GatedSession {
       this.#capturedPromptMeta.set(registered, meta);
       registry.invalidate();
     });
-    gateHandlerMap(handlers, (method, handler) => gatedHandlerFactories[method](this, handler));
+    // Flags hook: each gated handler runs after its request's flags are resolved.
+    this.#flagRequests = new FlagRequests(runtime.settings.flags, (method, extra) => this.begin(method, extra));
+    gateHandlerMap(handlers, (method, handler) => this.#flagRequests.wrap(method, gatedHandlerFactories[method](this, handler)));
   }
 
   /** The registrations as of now; rebuilt only after the SDK reported a change. */
@@ -51,6 +56,8 @@ export class Installation implements GatedSession {
   }
 
   begin(method: string, extra: SdkExtra): GatedRequest {
+    const resolved = this.#flagRequests.resolvedFor(extra); // flags hook
+    if (resolved !== undefined) return resolved;
     const view = this.#runtime.currentView();
     const catalog = this.catalog();
     let planned = this.#planned;

@@ -6,6 +6,7 @@ import type { GatedSession, GateRuntime } from '../adapter/gate-runtime.js';
 import type { GatedRequest } from '../adapter/gated-request.js';
 import type { ListKind } from '../adapter/list-changes.js';
 import { contextPlanFor } from '../adapter/context-plan.js';
+import { FlagRequests } from '../adapter/flag-requests.js';
 import { gateHandlerMap, notifyListChanged, RegistryTracker } from '../adapter/server-hooks.js';
 import type { ServerGateSettings } from './gate-settings.js';
 import { gatedHandlerFactories } from './gated-handlers.js';
@@ -26,6 +27,8 @@ export class Installation implements GatedSession {
   readonly factoryRequest: McpRequestContext | undefined;
   readonly #runtime: GateRuntime<ServerGateSettings>;
   readonly #registry: RegistryTracker;
+  /** Requests whose flags were resolved before their handler ran (flag-requests.ts). */
+  readonly #flagRequests: FlagRequests<ServerContext>;
 
   constructor(server: McpServer, runtime: GateRuntime<ServerGateSettings>, factoryRequest: McpRequestContext | undefined) {
     this.server = server;
@@ -36,7 +39,9 @@ export class Installation implements GatedSession {
     this.#runtime = runtime;
     this.#registry = new RegistryTracker(() => readSources(this.internals), runtime.settings);
     this.#registry.observe(server);
-    gateHandlerMap(handlers, (method, handler) => gatedHandlerFactories[method](this, handler));
+    // Flags hook: each gated handler runs after its request's flags are resolved.
+    this.#flagRequests = new FlagRequests(runtime.settings.flags, (method, ctx) => this.begin(method, ctx));
+    gateHandlerMap(handlers, (method, handler) => this.#flagRequests.wrap(method, gatedHandlerFactories[method](this, handler)));
     gatePreDispatchChecks(this);
   }
 
@@ -47,6 +52,8 @@ export class Installation implements GatedSession {
 
   /** A handler's request: its envelope, its HTTP request and auth from the SDK's per-request context. */
   begin(method: string, ctx: ServerContext): GatedRequest {
+    const resolved = this.#flagRequests.resolvedFor(ctx); // flags hook
+    if (resolved !== undefined) return resolved;
     const sources: RequestSources = {
       method,
       envelope: readEnvelope(ctx.mcpReq.envelope),

@@ -12,6 +12,8 @@ import {
 } from '../core/context.js';
 import type { Catalog, CatalogEntry } from '../adapter/catalog.js';
 import { contextPlanFor } from '../adapter/context-plan.js';
+import { resolveRequestFlags } from '../adapter/flag-resolution.js';
+import { flagFallbacksOf, withFlagValues } from '../core/flag-values.js';
 import type { GatedSession, GateRuntime } from '../adapter/gate-runtime.js';
 import type { GatedRequest } from '../adapter/gated-request.js';
 import type { ListKind } from '../adapter/list-changes.js';
@@ -184,7 +186,8 @@ export class WireConnection implements GatedSession {
     const context = createPlannedRequestContext(input, planned.plan);
     this.#lastContext = context;
     this.#runtime.sessions.observe(this, context);
-    return { view, catalog, context, requestId: request.id, snapshot };
+    // Flags hook: the flags this policy reads, resolved before anything is decided.
+    return resolveRequestFlags({ view, catalog, context, requestId: request.id, snapshot }, this.#runtime.settings.flags);
   }
 
   #list(gated: GatedRequest & { snapshot: UpstreamSnapshot }, kind: PrimitiveKind, params: Record<string, unknown> | undefined): Record<string, unknown> {
@@ -221,7 +224,7 @@ export class WireConnection implements GatedSession {
     // Without a name it names no primitive: the upstream rejects it as it would.
     if (typeof name !== 'string') return forwardRequest(this.client, request.method, request.params, options);
     const gated = await this.#begin(request, input);
-    const route = this.#unlisted(gated, routeToolCall(gated, name), 'tool', name, () => wholeContextFrom(input));
+    const route = this.#unlisted(gated, routeToolCall(gated, name), 'tool', name, () => wholeContextFrom(input, gated.context));
     this.#runtime.settings.decisions.route(gated, route);
     if (route.to === 'entry') return this.#forwardAs(request, options, 'name', route.entry.key, name);
     if (route.to === 'hidden') return this.#forwardAs(request, options, 'name', probeName(this.#probeToken), name);
@@ -231,7 +234,7 @@ export class WireConnection implements GatedSession {
   async #namedPrompt(request: WireRequest, input: RequestContextInput, options: ForwardOptions, name: unknown): Promise<unknown> {
     if (typeof name !== 'string') return forwardRequest(this.client, request.method, request.params, options);
     const gated = await this.#begin(request, input);
-    const route = this.#unlisted(gated, routePrompt(gated, name), 'prompt', name, () => wholeContextFrom(input));
+    const route = this.#unlisted(gated, routePrompt(gated, name), 'prompt', name, () => wholeContextFrom(input, gated.context));
     this.#runtime.settings.decisions.route(gated, route);
     if (route.to === 'sdk') return forwardRequest(this.client, request.method, request.params, options);
     return this.#forwardAs(request, options, 'name', probeName(this.#probeToken), name);
@@ -247,7 +250,7 @@ export class WireConnection implements GatedSession {
     const uri = request.params?.['uri'];
     if (typeof uri !== 'string') return forwardRequest(this.client, request.method, request.params, options);
     const gated = await this.#begin(request, input);
-    const route = this.#routeUri(gated, uri, () => wholeContextFrom(input));
+    const route = this.#routeUri(gated, uri, () => wholeContextFrom(input, gated.context));
     this.#runtime.settings.decisions.route(gated, route);
     if (route.to === 'sdk') return forwardRequest(this.client, request.method, request.params, options);
     return this.#forwardAs(request, options, 'uri', probeUri(this.#probeToken, uri), uri);
@@ -295,7 +298,7 @@ export class WireConnection implements GatedSession {
     let gated: GatedRequest;
     if (ref?.type === 'ref/prompt' && typeof ref.name === 'string') {
       gated = await this.#begin(request, input);
-      [route, field, requested] = [this.#unlisted(gated, routePrompt(gated, ref.name), 'prompt', ref.name, () => wholeContextFrom(input)), 'name', ref.name];
+      [route, field, requested] = [this.#unlisted(gated, routePrompt(gated, ref.name), 'prompt', ref.name, () => wholeContextFrom(input, gated.context)), 'name', ref.name];
     } else if (ref?.type === 'ref/resource' && typeof ref.uri === 'string') {
       gated = await this.#begin(request, input);
       // `entry`: a visible template behind a hidden one with the same URI template; the upstream would complete with the hidden one.
@@ -358,9 +361,10 @@ export class WireConnection implements GatedSession {
   }
 }
 
-/** The whole context of a request, for deciding on a primitive its plan was not made for. */
-function wholeContextFrom(input: RequestContextInput): RequestContext {
-  return createPlannedRequestContext(input, wholeContext);
+/** The whole context of a request, for deciding on a primitive its plan was not made for; with the flags resolved for `planned`. */
+function wholeContextFrom(input: RequestContextInput, planned: RequestContext): RequestContext {
+  const whole = createPlannedRequestContext(input, wholeContext);
+  return planned.flags === undefined ? whole : withFlagValues(whole, planned.flags, flagFallbacksOf(planned));
 }
 
 /** The URI as written and as the WHATWG URL parser normalizes it, once each. */
