@@ -14,6 +14,8 @@ export const requestContextInputSchema = z.strictObject({
   request: requestContextSchema.shape.request.partial().optional(),
   client: requestContextSchema.shape.client.partial().optional(),
   auth: requestContextSchema.shape.auth.partial().optional(),
+  /** Flag values by key, as a gate would resolve them (a flag not given holds the policy's declared default). */
+  flags: z.record(z.string(), z.unknown()).optional(),
 });
 
 /** A RequestContextInput, plus `profile`: a real client whose name, capabilities and protocol version come first. */

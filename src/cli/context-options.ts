@@ -46,7 +46,7 @@ export const contextOptionSpecs = {
   issuer: { type: 'string', value: 'URL', description: `auth.issuer: who issued the token (its "iss" claim), e.g. https://idp.example.com` },
   'client-id': { type: 'string', value: 'ID', description: 'auth.clientId: the OAuth client the token was issued to' },
   claims: { type: 'string', value: 'JSON', description: `auth.claims, e.g. '{"org": "acme"}'` },
-  context: { type: 'string', value: 'JSON', description: 'a whole RequestContextInput {request, client, auth}; the other options override its fields' },
+  context: { type: 'string', value: 'JSON', description: 'a whole RequestContextInput {request, client, auth, flags}; the other options override its fields' },
   header: { type: 'string', multiple: true, value: 'NAME=VALUE', description: 'a request header (repeatable), e.g. x-canary=1' },
 } as const satisfies OptionSpecs;
 
@@ -132,6 +132,7 @@ export function combineContext(options: ContextOptions, client: RequestContextIn
     request: { ...context.request, ...client.request },
     client: { ...context.client, ...client.client, ...overrides.client },
     auth: { ...context.auth, ...overrides.auth },
+    ...(context.flags === undefined ? {} : { flags: context.flags }),
   };
 }
 

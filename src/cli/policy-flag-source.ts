@@ -50,6 +50,8 @@ export interface PolicyFlagSource {
   readonly name: string;
   /** `flagd file flags.json`, `flagd sync 127.0.0.1:8015`. */
   readonly description: string;
+  /** The OpenFeature client on the provider: it also resolves the flags a policy reads (`flags.<key>`). */
+  readonly client: Client;
   /** Applies every later valid revision of the flag to `gate`; reports the others. Once. */
   follow(gate: PolicyHolder, options: FollowOptions): void;
   /** Stops following and closes the provider (its file watcher or gRPC stream). */
@@ -215,6 +217,7 @@ export async function startPolicyFlag(io: CliIo, flagKey: string, flagd: FlagdSo
     policy,
     name,
     description,
+    client,
     follow(gate, { note, writeEvent }) {
       if (watch !== undefined || closed) throw new Error('a policy flag source is followed once, before it is closed');
       // One report per problem: the provider re-reads on every change of any flag in the source.

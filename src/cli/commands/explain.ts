@@ -30,6 +30,8 @@ export const explainCommand: Command = {
     'unmet requirement). Without --client, --capabilities or --context the client declares no capabilities.',
     'Each primitive is evaluated for its list request (tools/list, prompts/list, …) unless --context sets',
     'request.method. The other options override the fields of --context they name.',
+    'A policy that reads feature flags is decided on the values --context gives in "flags"',
+    '({"flags": {"new-search": true}}); a flag not given holds the default the policy declares.',
   ].join('\n'),
   options: {
     policy: { type: 'string', value: 'FILE', description: 'the policy document (required)' },
@@ -60,6 +62,7 @@ export const explainCommand: Command = {
         request: { endpoint, method, headers, protocolVersion: input.request?.protocolVersion },
         client: input.client,
         auth: describeAuth(input.auth).length > 0 ? input.auth : undefined,
+        flags: flagValues(policy.flags, input.flags),
         primitives: decisions.map(toJson),
       };
       writeLines(io.stdout, JSON.stringify(report, null, 2));
@@ -74,6 +77,7 @@ export const explainCommand: Command = {
         `Policy:   ${name} (revision ${policy.revision})`,
         `Client:   ${describeClient(choice, input.client)}`,
         ...(auth.length > 0 ? [`Auth:     ${auth.join('; ')}`] : []),
+        ...describeFlags(policy.flags, input.flags),
         `Request:  endpoint ${endpoint === '' ? '"" (stdio)' : endpoint}${method === undefined ? '' : `; method ${method}`}; headers: ${headerList.length > 0 ? headerList.join(', ') : 'none'}`,
         '',
         formatTable(['KIND', 'NAME', 'VERSION', 'VISIBLE', 'DECIDED BY', 'WHY'], decisions.map(toRow)),
@@ -84,6 +88,21 @@ export const explainCommand: Command = {
     return exitCodes.ok;
   },
 };
+
+/** The value each flag the policy reads has for this request: given in `--context`, else its declared default. */
+function flagValues(declared: Readonly<Record<string, unknown>> | undefined, given: RequestContextInput['flags']): Record<string, unknown> | undefined {
+  const keys = Object.keys(declared ?? {});
+  if (keys.length === 0) return undefined;
+  return Object.fromEntries(keys.map((key) => [key, given !== undefined && Object.hasOwn(given, key) ? given[key] : declared![key]]));
+}
+
+/** `Flags:    new-search=true, beta-tier="off" (default)`; nothing for a policy that reads no flag. */
+function describeFlags(declared: Readonly<Record<string, unknown>> | undefined, given: RequestContextInput['flags']): string[] {
+  const values = flagValues(declared, given);
+  if (values === undefined) return [];
+  const parts = Object.entries(values).map(([key, value]) => `${key}=${JSON.stringify(value)}${given !== undefined && Object.hasOwn(given, key) ? '' : ' (default)'}`);
+  return [`Flags:    ${parts.join(', ')}`];
+}
 
 /** `cursor-vscode (Cursor); capabilities: roots`, `my-agent (profile cursor-vscode); version 1.2.0; capabilities: …`. */
 function describeClient(choice: ClientChoice, client: RequestContextInput['client']): string {

@@ -12,6 +12,7 @@ import { displayPath, exitCodes, InputError, loadAll, resolvePath, UsageError } 
 import { importPeer } from '../peers.js';
 import { readUpstreamHeaderSettings, upstreamHeaderOptionSpecs, type UpstreamHeaderSettings } from '../upstream-header-options.js';
 import { closeOnFailure, loadPolicyOption } from '../policy-flag-source.js';
+import { flagsOptionFor } from '../policy-flags-option.js';
 import { policyFlagOptionSpecs, policyFlagUsage, readPolicySource, type PolicySource } from '../policy-source-options.js';
 import { describeUpstream, loadOverlay, readUpstreamSpec, upstreamOptionSpecs } from '../upstream-source.js';
 import { noteCredentialHeaders, openDecisionLog, watchPolicy } from './serve.js';
@@ -82,7 +83,15 @@ export const proxyCommand: Command = {
     try {
       // Loaded only with --otel, as serve does: the OTel packages are optional peers.
       if (settings.otel) telemetry = await (await import('../otel-runtime.js')).startServeTelemetry(command, process.env, logDecision);
-      const wire = runtime.createWireGate({ policy, overlay, pageSize: settings.pageSize, onError, onDecision: telemetry?.onDecision ?? logDecision });
+      const flags = flagsOptionFor(policy, policyName, policyFlag);
+      const wire = runtime.createWireGate({
+        policy,
+        ...(flags === undefined ? {} : { flags }),
+        overlay,
+        pageSize: settings.pageSize,
+        onError,
+        onDecision: telemetry?.onDecision ?? logDecision,
+      });
       const upstreamName = describeUpstream(settings.upstream);
       const openUpstream = (downstream?: { readonly headers: Readonly<Record<string, string | string[] | undefined>> }) =>
         transports.openUpstreamTransport(settings.upstream, {

@@ -15,6 +15,7 @@ import { importPeer } from '../peers.js';
 import type { ServeTelemetry } from '../otel-runtime.js';
 import { loadPolicy } from '../policy-file.js';
 import { closeOnFailure, loadPolicyOption, type PolicyFlagSource } from '../policy-flag-source.js';
+import { flagsOptionFor } from '../policy-flags-option.js';
 import { policyFlagOptionSpecs, policyFlagUsage, readPolicySource, type PolicySource } from '../policy-source-options.js';
 import { loadServerModule, readServerManifest, type ServerModule } from '../server-module.js';
 
@@ -127,6 +128,7 @@ async function serveWith(
     if (settings.otel) telemetry = await (await import('../otel-runtime.js')).startServeTelemetry(command, process.env, logDecision);
     const gate = runtime.createGate({
       policy,
+      flags: flagsOptionFor(policy, policyName, policyFlag),
       metadata: module.metadata,
       onMissingCapabilities: settings.onMissingCapabilities,
       onError: (error) => note(`error: ${error.message}`),

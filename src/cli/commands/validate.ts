@@ -18,7 +18,7 @@ export const validateCommand: Command = {
     'a cases file (as "mcp-gate test" reads it), a manifest (as "mcp-gate manifest" writes it) or',
     'the policy JSON Schema (which must be the one this mcp-gate generates).',
     'Prints one line per good file, "FILE: valid …" saying what it was checked as; otherwise one',
-    'line per problem, "FILE: PATH: MESSAGE".',
+    'line per problem, "FILE: PATH: MESSAGE". A policy that reads feature flags lists their keys.',
     'Likely mistakes in a policy (an upper-case header name, an unknown client capability) are',
     'printed as "FILE: PATH: warning: MESSAGE" and do not fail the file, unless --strict is given.',
     'With --json, prints one JSON document instead: {"files": [{"file", "kind", "valid", "issues", …}], "valid"},',
@@ -63,6 +63,8 @@ interface FileJson {
   readonly valid: boolean;
   readonly revision?: string;
   readonly rules?: number;
+  /** The flag keys the policy reads (`flags.<key>`), when it reads any. */
+  readonly flags?: readonly string[];
   readonly cases?: number;
   readonly primitives?: number;
   readonly issues: readonly JsonIssue[];
@@ -110,8 +112,10 @@ function checkDocument(io: CliIo, document: unknown, kind: FileKind | null, abso
       checkDocumentInvariants(document, name);
       const warned = warnings.length === 0 ? '' : warnings.length === 1 ? ', 1 warning' : `, ${warnings.length} warnings`;
       const issues = warnings.map((issue): JsonIssue => ({ path: issue.path, message: issue.message, code: issue.code, severity: 'warning' }));
-      const line = `${name}: valid (${count(ruleCount, 'rule')}, revision ${policy.revision}${warned})`;
-      return valid(line, { revision: policy.revision, rules: ruleCount }, issues, formatWarnings(name, warnings));
+      const flags = Object.keys(policy.flags ?? {});
+      const flagList = flags.length === 0 ? '' : `, ${flags.length === 1 ? 'flag' : 'flags'} ${flags.join(', ')}`;
+      const line = `${name}: valid (${count(ruleCount, 'rule')}${flagList}, revision ${policy.revision}${warned})`;
+      return valid(line, { revision: policy.revision, rules: ruleCount, ...(flags.length === 0 ? {} : { flags }) }, issues, formatWarnings(name, warnings));
     }
     case 'cases': {
       const cases = parseCasesFile(document, absolutePath, name);
