@@ -148,6 +148,8 @@ export function collectAtoms(condition: unknown, primitive: PrimitiveMetadata, w
       }
       return { kind: 'const', node: { var: args.length > 1 ? args : pathArg } };
     }
+    // A feature flag is resolved per request from outside the context the analysis enumerates.
+    if (root === 'flags') return unmodelled(`reads feature flag ${segments.join('.')}, which the analysis does not partition`);
     if (!contextRoots.has(root)) return { kind: 'const', node: null };
     const path = segments.join('.');
     const kind = pathKindOf(path);

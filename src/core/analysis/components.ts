@@ -92,6 +92,10 @@ function key(flags: Flags): string {
 /** Single-rule policies say whether a condition holds; one without rules whether the requirements are met. */
 export function createProbes(document: NormalizedPolicyDocument, compileOptions: CompilePolicyOptions) {
   const probes = new Map<number, Policy>();
+  // A probe is a part of a document that compiled: its flags are the document's, and strictness
+  // (checked on the whole) would only turn the flags other rules read into errors here.
+  const flags = document.flags;
+  const probeOptions = { ...compileOptions, strict: false };
   const requirements = compilePolicy({ version: 1, default: 'allow', enforceRequirements: document.enforceRequirements, rules: [] }, compileOptions);
   function probe(info: RuleInfo): Policy {
     let compiled = probes.get(info.index);
@@ -99,7 +103,7 @@ export function createProbes(document: NormalizedPolicyDocument, compileOptions:
       const { when, id, appliesTo } = info.rule;
       probes.set(
         info.index,
-        (compiled = compilePolicy({ version: 1, default: 'deny', enforceRequirements: false, rules: [{ id, effect: 'allow', appliesTo, when }] }, compileOptions)),
+        (compiled = compilePolicy({ version: 1, default: 'deny', enforceRequirements: false, flags, rules: [{ id, effect: 'allow', appliesTo, when }] }, probeOptions)),
       );
     }
     return compiled;

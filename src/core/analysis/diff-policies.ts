@@ -323,6 +323,9 @@ function structuresOf(
   const nodes: ConditionNode[] = [];
   const nodeIndex = new Map<string, number>();
   const probes = new Map<string, Policy>();
+  // Conditions of either document: with the flags both declare (each compiled whole first), not strict (see components.ts).
+  const flags = { ...documents.old.flags, ...documents.new.flags };
+  const probeOptions = { ...compileOptions, strict: false };
   const requirements = compilePolicy({ version: 1, default: 'allow', enforceRequirements: true, rules: [] }, compileOptions);
   const sides = (['old', 'new'] as const).map((side) => ({
     side,
@@ -343,7 +346,7 @@ function structuresOf(
     const key = JSON.stringify(when);
     let compiled = probes.get(key);
     if (compiled === undefined) {
-      compiled = compilePolicy({ version: 1, default: 'deny', enforceRequirements: false, rules: [{ id: 'condition', effect: 'allow', when }] }, compileOptions);
+      compiled = compilePolicy({ version: 1, default: 'deny', enforceRequirements: false, flags, rules: [{ id: 'condition', effect: 'allow', when }] }, probeOptions);
       probes.set(key, compiled);
     }
     return compiled;
