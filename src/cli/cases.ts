@@ -84,6 +84,7 @@ export function buildCaseContext(context: PolicyCase['context']): RequestContext
     request: { ...base.request, ...explicit.request },
     client: { ...base.client, ...explicit.client },
     auth: { ...explicit.auth },
+    flags: explicit.flags,
   });
 }
 

@@ -37,6 +37,19 @@ describe('flags on the command line', () => {
     expect(result.stderr).toContain('undeclared.json: rules[0].when.var: flag "beta" has no declared default: add "flags": {"beta": {"default": …}} to the policy');
   });
 
+  it('test runs cases with flag values in their context (a flag not given holds its default)', async () => {
+    const cases = json({
+      policy: 'policy.json',
+      cases: [
+        { name: 'flag on', context: { flags: { 'new-search': true } }, primitive: { kind: 'tool', name: 'new-search' }, expect: { allowed: true } },
+        { name: 'flag off by default', primitive: { kind: 'tool', name: 'new-search' }, expect: { allowed: false, reason: 'rule', ruleId: 'new-search-off' } },
+      ],
+    });
+    const result = await runWith(['test', 'flags.cases.json'], { ...files, 'flags.cases.json': cases });
+    expect(result.stderr).toBe('');
+    expect(result.code).toBe(0);
+  });
+
   it('explain decides on the flag values of --context, and on the declared defaults without them', async () => {
     const off = await explain();
     expect(off.stdout).toContain('Flags:    new-search=false (default)');
