@@ -1,11 +1,11 @@
 // Flags inside policies end to end: `serve --policy-flag` with flagd's in-process provider on a
 // flag file (the real flagd evaluator and file sync) resolves the flags the policy reads from
 // the same file; a policy file that reads flags has nothing to resolve them with and is refused.
-import { readFile } from 'node:fs/promises';
 import { afterEach, describe, expect, it } from 'vitest';
 import { run } from '../../src/cli/run.js';
 import { connectClient, startServe, toolNames, type RunningServe } from '../serve/harness.js';
 import { useTemporaryDirectory } from '../serve/temporary-directory.js';
+import { createMemoryIo, json } from './memory-io.js';
 
 /** Deploy tools only while flag `deploys` is on; its default (off) hides them when flagd cannot answer. */
 const deploysByFlag = {
@@ -49,19 +49,12 @@ describe('serve with a policy that reads flags', () => {
   });
 
   it('refuses a policy file that reads flags, naming them and the options that resolve them', async () => {
-    const policy = await directory.write('policy.json', deploysByFlag);
-    const err: string[] = [];
     const controller = new AbortController();
-    const code = await run(['serve', '--port', '0', '--policy', policy], {
-      cwd: directory.path('.'),
-      stdout: () => undefined,
-      stderr: (text) => err.push(text),
-      readFile: (path) => readFile(path, 'utf8'),
-      signal: controller.signal,
-    });
+    const io = { ...createMemoryIo({ 'policy.json': json(deploysByFlag) }), signal: controller.signal };
+    const code = await run(['serve', '--port', '0', '--policy', 'policy.json'], io);
     controller.abort();
     expect(code).toBe(1);
-    expect(err.join('')).toContain(
+    expect(io.err.join('')).toContain(
       'policy.json: the policy reads flag "deploys", and nothing resolves them: serve it with --policy-flag KEY and a flagd source (--flagd-file PATH or --flagd-host HOST), whose flags it then reads',
     );
   });
