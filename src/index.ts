@@ -21,7 +21,6 @@ export {
   primitiveMetadataSchema,
   requestContextSchema,
 } from './core/context.js';
-export type { FlagValue, PrimitiveAnnotation, PrimitiveKind, PrimitiveMetadata, RequestContext, RequestContextInput } from './core/context.js';
-export type { FlagFallback } from './core/flag-values.js';
+export type { PrimitiveAnnotation, PrimitiveKind, PrimitiveMetadata, RequestContext, RequestContextInput } from './core/context.js';
 export { MetadataError, PolicyCompileError, PolicyError, PolicyEvaluationError, PolicyOptionError, RequestContextError } from './core/errors.js';
 export type { PolicyIssue, PolicyIssueCode, PolicyIssueSeverity } from './core/errors.js';

@@ -145,8 +145,12 @@ export class FrozenRequestContext<Request = unknown, Client = unknown, Auth = un
   readonly request: Request;
   readonly client: Client;
   readonly auth: Auth;
-  /** Flag values resolved for this request (policy/flag-reads.ts reads them); undefined when none were. */
-  readonly flags: Flags | undefined;
+  /**
+   * Flag values resolved for this request (policy/flag-reads.ts reads them). Declared, not a
+   * field: only a context with flags has the property, so every other context keeps the shape
+   * (and the keys, for schemas and equality) it had before flags existed.
+   */
+  declare readonly flags?: Flags;
   #memo: RequestMemo | undefined = undefined;
   /** The shared memo of the context's capabilities object; undefined when it declared none. */
   readonly #declared: CapabilityMemo | undefined;
@@ -157,7 +161,7 @@ export class FrozenRequestContext<Request = unknown, Client = unknown, Auth = un
     this.request = request;
     this.client = client;
     this.auth = auth;
-    this.flags = flags;
+    if (flags !== undefined) (this as { flags?: Flags }).flags = flags;
     this.#declared = declared;
     this.#source = source;
     Object.freeze(this);

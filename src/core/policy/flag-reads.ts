@@ -73,15 +73,20 @@ export function checkFlagPath(segments: readonly string[], declared: ReadonlySet
  * must be known when the policy compiles, so such a path is an error; a computed path from
  * data alone (`{"var": {"var": "auth.claims.path"}}`) never reads flags at run time.
  */
-export function mentionsFlagRoot(node: unknown, budget = { nodes: 10_000 }): boolean {
-  if (--budget.nodes < 0) return false;
+export function mentionsFlagRoot(node: unknown, maxDepth: number, scanned: Set<object> = new Set(), depth = 0): boolean {
+  // Bounded like the path checker's walk, and each object is scanned once per condition (`scanned`
+  // is shared by its checks: a path nested in one already scanned was covered by that scan).
+  if (depth > maxDepth) return false;
   if (typeof node === 'string') return node === flagRoot || node.startsWith(`${flagRoot}.`);
-  if (node === null || typeof node !== 'object') return false;
-  // A literal `var` inside names a static read (checked on its own), not a piece of this path.
-  const varArg = (node as { var?: unknown }).var;
-  if (!Array.isArray(node) && Object.keys(node).length === 1 && (typeof varArg === 'string' || (Array.isArray(varArg) && typeof varArg[0] === 'string'))) return false;
+  if (node === null || typeof node !== 'object' || scanned.has(node)) return false;
+  scanned.add(node);
   const items = Array.isArray(node) ? node : Object.values(node as Record<string, unknown>);
-  return items.some((item) => mentionsFlagRoot(item, budget));
+  // A literal `var` inside names a static read (checked on its own), not a piece of this path.
+  if (!Array.isArray(node) && items.length === 1 && Object.hasOwn(node, 'var')) {
+    const varArg = items[0];
+    if (typeof varArg === 'string' || (Array.isArray(varArg) && typeof varArg[0] === 'string')) return false;
+  }
+  return items.some((item) => mentionsFlagRoot(item, maxDepth, scanned, depth + 1));
 }
 
 /** The issue of a computed path that may read flags (see mentionsFlagRoot). */

@@ -27,6 +27,7 @@ export function createPathChecker(operators: ReadonlyMap<string, OperatorDefinit
     if (known) return known.issues.map((issue) => ({ ...issue, path: path + issue.path.slice(known.path.length) }));
     const issues: PolicyIssue[] = [];
     let nodes = 0;
+    const scannedForFlags = new Set<object>();
 
     function report(finding: PathFinding | undefined, at: string): void {
       if (finding === undefined) return;
@@ -57,7 +58,7 @@ export function createPathChecker(operators: ReadonlyMap<string, OperatorDefinit
 
     /** A computed path (or `missing` key) whose literals name the flags root: keys must be static. */
     function checkComputedPath(value: unknown, at: string): void {
-      if (value !== null && typeof value === 'object' && mentionsFlagRoot(value)) {
+      if (value !== null && typeof value === 'object' && mentionsFlagRoot(value, maxDepth, scannedForFlags)) {
         issues.push({ code: 'dynamic_flag_path', path: at, message: dynamicFlagPathMessage });
       }
     }
