@@ -14,12 +14,18 @@ type Handler<Extra> = (request: never, extra: Extra) => Promise<unknown>;
 export class FlagRequests<Extra> {
   readonly #resolver: FlagResolver | undefined;
   readonly #begin: (method: string, extra: Extra) => GatedRequest;
+  readonly #resolvedRequest: (gated: GatedRequest) => void;
   readonly #resolved = new WeakMap<object, GatedRequest>();
 
-  /** `begin`: the binding's own (which asks `resolvedFor` first). */
-  constructor(resolver: FlagResolver | undefined, begin: (method: string, extra: Extra) => GatedRequest) {
+  /**
+   * `begin`: the binding's own (which asks `resolvedFor` first). `onResolved`: told of each
+   * request with its flags (the binding's session tracking keeps that context, so a policy swap
+   * decides its list_changed on the session's flag values).
+   */
+  constructor(resolver: FlagResolver | undefined, begin: (method: string, extra: Extra) => GatedRequest, onResolved: (gated: GatedRequest) => void) {
     this.#resolver = resolver;
     this.#begin = begin;
+    this.#resolvedRequest = onResolved;
   }
 
   /** The request begun for this `extra` with its flags resolved, while its handler runs. */
@@ -33,10 +39,14 @@ export class FlagRequests<Extra> {
     if (resolver === undefined) return gated;
     const resolved = this.#resolved;
     const begin = this.#begin;
+    const onResolved = this.#resolvedRequest;
     return async function resolveFlagsFirst(request: never, extra: Extra) {
       if (typeof extra !== 'object' || extra === null) return gated(request, extra);
       // Begun once here; the handler's begin gets this request (resolved, or as it is when the policy reads no flag).
-      resolved.set(extra, await resolveRequestFlags(begin(method, extra), resolver));
+      const begun = begin(method, extra);
+      const withFlags = await resolveRequestFlags(begun, resolver);
+      if (withFlags !== begun) onResolved(withFlags);
+      resolved.set(extra, withFlags);
       try {
         return await gated(request, extra);
       } finally {

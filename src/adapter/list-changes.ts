@@ -64,6 +64,11 @@ export class SessionContexts<Session> {
       this.#sweepAt = SessionContexts.#slack(this.#contexts.size);
     }
   }
+  /** Replaces a tracked session's latest context (the same request, with its flags resolved); untracked sessions stay so. */
+  refresh(session: Session, context: RequestContext): void {
+    if (this.#contexts.has(session)) this.#contexts.set(session, context);
+  }
+
   /** Open sessions and their latest contexts. */
   *open(): IterableIterator<[Session, RequestContext]> {
     for (const [session, context] of this.#contexts) {

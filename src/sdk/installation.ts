@@ -46,7 +46,11 @@ export class Installation implements GatedSession {
       registry.invalidate();
     });
     // Flags hook: each gated handler runs after its request's flags are resolved.
-    this.#flagRequests = new FlagRequests(runtime.settings.flags, (method, extra) => this.begin(method, extra));
+    this.#flagRequests = new FlagRequests(
+      runtime.settings.flags,
+      (method, extra) => this.begin(method, extra),
+      (gated) => runtime.sessions.refresh(this, gated.context),
+    );
     gateHandlerMap(handlers, (method, handler) => this.#flagRequests.wrap(method, gatedHandlerFactories[method](this, handler)));
   }
 

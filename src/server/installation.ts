@@ -40,7 +40,11 @@ export class Installation implements GatedSession {
     this.#registry = new RegistryTracker(() => readSources(this.internals), runtime.settings);
     this.#registry.observe(server);
     // Flags hook: each gated handler runs after its request's flags are resolved.
-    this.#flagRequests = new FlagRequests(runtime.settings.flags, (method, ctx) => this.begin(method, ctx));
+    this.#flagRequests = new FlagRequests(
+      runtime.settings.flags,
+      (method, ctx) => this.begin(method, ctx),
+      (gated) => runtime.sessions.refresh(this, gated.context),
+    );
     gateHandlerMap(handlers, (method, handler) => this.#flagRequests.wrap(method, gatedHandlerFactories[method](this, handler)));
     gatePreDispatchChecks(this);
   }

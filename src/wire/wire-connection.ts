@@ -186,8 +186,10 @@ export class WireConnection implements GatedSession {
     const context = createPlannedRequestContext(input, planned.plan);
     this.#lastContext = context;
     this.#runtime.sessions.observe(this, context);
-    // Flags hook: the flags this policy reads, resolved before anything is decided.
-    return resolveRequestFlags({ view, catalog, context, requestId: request.id, snapshot }, this.#runtime.settings.flags);
+    // Flags hook: the flags this policy reads, resolved before anything is decided (and kept for the session).
+    const gated = await resolveRequestFlags({ view, catalog, context, requestId: request.id, snapshot }, this.#runtime.settings.flags);
+    if (gated.context !== context) this.#runtime.sessions.refresh(this, gated.context);
+    return gated;
   }
 
   #list(gated: GatedRequest & { snapshot: UpstreamSnapshot }, kind: PrimitiveKind, params: Record<string, unknown> | undefined): Record<string, unknown> {

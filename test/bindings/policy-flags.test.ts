@@ -16,6 +16,10 @@ import { PolicyOptionError } from '../../src/core/errors.js';
 import { compilePolicy } from '../../src/core/policy/compile-policy.js';
 import { createWireGate, type WireConnection } from '../../src/wire/index.js';
 import { createRecordingUpstream } from '../wire/recording-upstream.mjs';
+import { McpServer as SdkMcpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { createGate as createSdkGate } from '../../src/sdk/index.js';
+import { serverInfo } from '../sdk/fixtures.js';
+import { connectInMemory, flush } from '../sdk/helpers.js';
 import { bindings, type BindingServer } from './bindings.js';
 
 // Flags inside policies through every binding, with the real @openfeature/server-sdk: the
@@ -226,5 +230,44 @@ describe('createWireGate (flags in policies)', () => {
     expect((await names()).filter((name) => name.startsWith('secret-'))).toEqual([]);
     expect(errors.map((error) => error.message)).toEqual(['mcp-gate: flag "secrets" fell back to its default false (not resolved within 30 ms)']);
     await close();
+  });
+});
+
+describe('setPolicy on a gate resolving flags (mcp-gate/sdk)', () => {
+  const showNewSearchByFlag = {
+    version: 1 as const,
+    default: 'allow' as const,
+    flags: { 'new-search': { default: false } },
+    rules: [{ id: 'new-search-off', effect: 'deny' as const, appliesTo: { names: ['new-search'] }, when: { '!': { var: 'flags.new-search' } } }],
+  };
+  const hideNewSearch = { version: 1 as const, default: 'allow' as const, rules: [{ id: 'no-new-search', effect: 'deny' as const, appliesTo: { names: ['new-search'] } }] };
+  const showEverything = { version: 1 as const, default: 'allow' as const, rules: [] };
+
+  /** A session that listed with flag new-search on (the provider's answer, not the declared default). */
+  async function listedWithFlagOn() {
+    const provider = new CountingProvider(flagConfiguration(true));
+    const policyGate = createSdkGate({ policy: showNewSearchByFlag, flags: { client: await flagClient(provider) } });
+    const server = new SdkMcpServer(serverInfo);
+    for (const name of ['search', 'new-search']) server.registerTool(name, {}, async () => ({ content: [{ type: 'text', text: name }] }));
+    policyGate.install(server);
+    const connected = await connectInMemory(server, {}, 'flags');
+    expect((await connected.client.listTools()).tools.map((tool) => tool.name)).toEqual(['search', 'new-search']);
+    return { policyGate, connected };
+  }
+
+  it("decides a swap's list_changed on the session's flag values: sent when the new policy hides what the flag showed", async () => {
+    const { policyGate, connected } = await listedWithFlagOn();
+    await policyGate.setPolicy(hideNewSearch);
+    await flush();
+    expect(connected.notifications).toEqual(['notifications/tools/list_changed']);
+    await connected.close();
+  });
+
+  it('and not sent when the new policy shows what the flag showed', async () => {
+    const { policyGate, connected } = await listedWithFlagOn();
+    await policyGate.setPolicy(showEverything);
+    await flush();
+    expect(connected.notifications).toEqual([]);
+    await connected.close();
   });
 });
