@@ -51,24 +51,16 @@ class SecretTool extends MCPTool {
   }
 }
 
-class PublicPrompt extends MCPPrompt {
-  name = 'public-prompt';
-  description = 'public';
-  schema = {};
-  async generateMessages() {
-    ran.push('prompt:public-prompt');
-    return [{ role: 'user', content: { type: 'text', text: 'hello' } }];
-  }
-}
-
-class SecretPrompt extends MCPPrompt {
-  name = 'secret-prompt';
-  description = 'secret';
-  schema = {};
-  async generateMessages() {
-    ran.push('prompt:secret-prompt');
-    return [{ role: 'user', content: { type: 'text', text: 'secret' } }];
-  }
+function promptClass(name: string, text: string) {
+  return class extends MCPPrompt {
+    name = name;
+    description = name;
+    schema = {};
+    async generateMessages() {
+      ran.push(`prompt:${name}`);
+      return [{ role: 'user', content: { type: 'text', text } }];
+    }
+  };
 }
 
 function resourceClass(uri: string, name: string, template?: string) {
@@ -91,8 +83,8 @@ export function buildMcpFramework(withSecrets: boolean, config: MCPServerConfig 
   const server = new MCPServer({ name: 'lowlevel-test', version: '1.0.0', basePath, ...config });
   server.addTool(PublicTool);
   if (withSecrets) server.addTool(SecretTool);
-  server.addPrompt(PublicPrompt);
-  if (withSecrets) server.addPrompt(SecretPrompt);
+  server.addPrompt(promptClass('public-prompt', 'hello'));
+  if (withSecrets) server.addPrompt(promptClass('secret-prompt', 'secret'));
   server.addResource(resourceClass('test://docs/public', 'public-doc'));
   if (withSecrets) server.addResource(resourceClass('test://docs/secret', 'secret-doc'));
   server.addResource(resourceClass('test://public/1', 'public-template', 'test://public/{id}'));
