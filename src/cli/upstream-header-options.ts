@@ -24,7 +24,8 @@ export interface UpstreamHeaderSettings {
   readonly forwardHeaders: readonly string[];
 }
 
-export function readUpstreamHeaderSettings(args: ParsedArgs, command: string, context: { readonly upstream: UpstreamSpec; readonly stdio: boolean }): UpstreamHeaderSettings {
+/** Every `--upstream-header "NAME: VALUE"`, parsed; a malformed or repeated one is a usage error. */
+export function readUpstreamHeaders(args: ParsedArgs, command: string): HeaderSetting[] {
   const upstreamHeaders: HeaderSetting[] = [];
   for (const text of args.strings('upstream-header')) {
     const parsed = parseUpstreamHeader(text);
@@ -32,6 +33,11 @@ export function readUpstreamHeaderSettings(args: ParsedArgs, command: string, co
     if (upstreamHeaders.some((header) => header.name === parsed.name)) throw new UsageError(`${command}: --upstream-header ${parsed.name} is given twice`);
     upstreamHeaders.push(parsed);
   }
+  return upstreamHeaders;
+}
+
+export function readUpstreamHeaderSettings(args: ParsedArgs, command: string, context: { readonly upstream: UpstreamSpec; readonly stdio: boolean }): UpstreamHeaderSettings {
+  const upstreamHeaders = readUpstreamHeaders(args, command);
   const forwardHeaders: string[] = [];
   for (const text of args.strings('forward-header')) {
     const parsed = parseForwardHeader(text);
