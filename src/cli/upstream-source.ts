@@ -9,6 +9,9 @@ import type { ServerManifest } from './server-module.js';
 import { readUpstreamHeaders } from './upstream-header-options.js';
 
 /** `--upstream-cmd | --upstream-url [--overlay FILE]`: a live MCP server in any language as the source of primitives. */
+/** The upstream alternatives among a command's primitive sources, for its usage line. */
+export const upstreamSourceUsage = '--upstream-cmd "CMD ARGS" | --upstream-url URL [--upstream-header "NAME: VALUE"]…';
+
 export const upstreamOptionSpecs = {
   'upstream-cmd': { type: 'string', value: '"CMD ARGS"', description: 'spawn this command (no shell; quotes group words) and speak MCP over its stdio' },
   'upstream-url': { type: 'string', value: 'URL', description: "the upstream's Streamable HTTP endpoint" },

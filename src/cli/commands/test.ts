@@ -6,15 +6,14 @@ import type { Command } from '../command.js';
 import { writeLines } from '../command.js';
 import { displayPath, exitCodes, InputError, readJson, resolvePath, UsageError, type CliIo } from '../io.js';
 import { loadPrimitives, primitiveSourceOptionSpecs } from '../manifest.js';
-import { describeUpstream, readUpstreamSpec } from '../upstream-source.js';
+import { describeUpstream, readUpstreamSpec, upstreamSourceUsage } from '../upstream-source.js';
 import { checkDocumentInvariantsOver, describeVerdict } from './check.js';
 import { loadPolicy, type LoadedPolicy } from '../policy-file.js';
 
 export const testCommand: Command = {
   name: 'test',
   summary: 'run policy cases (context + primitive → expected decision)',
-  usage:
-    'mcp-gate test <cases.json…> [--manifest FILE | --server MODULE | --upstream-cmd "CMD ARGS" | --upstream-url URL [--overlay FILE] [--upstream-header "NAME: VALUE"]…] [--verbose] [--json]',
+  usage: `mcp-gate test <cases.json…> [--manifest FILE | --server MODULE | ${upstreamSourceUsage}] [--overlay FILE] [--verbose] [--json]`,
   description: [
     'Runs each cases file against the policy its "policy" field names (relative to the cases file).',
     'With a source of primitives (--manifest, --server, or a live upstream annotated by its _meta and',
