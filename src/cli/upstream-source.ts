@@ -80,7 +80,7 @@ export async function loadOverlay(io: CliIo, path: string | undefined): Promise<
  * `_meta["mcp-gate"]`, else the `--overlay`; an HTTP upstream is sent the `--upstream-header`s. Needs @modelcontextprotocol/sdk, loaded only here.
  */
 export async function readUpstreamManifest(io: CliIo, spec: UpstreamSpec, args: ParsedArgs, command: string): Promise<ServerManifest> {
-  const headers = readUpstreamHeaders(args, command);
+  const headers = readUpstreamHeaders(args, command, io.env);
   if (headers.length > 0 && spec.kind !== 'url')
     throw new UsageError(`${command}: --upstream-header sets HTTP headers of an --upstream-url; a spawned upstream takes its credentials from the environment`);
   const overlayPath = args.string('overlay');

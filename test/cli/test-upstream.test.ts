@@ -106,6 +106,22 @@ describe('mcp-gate test --upstream-url --upstream-header', () => {
     expect((JSON.parse(result.stdout) as { server: { name: string } }).server.name).toBe('recording-upstream');
   }, 60_000);
 
+  it('reads ${VAR} in its value from the environment, so the secret stays off the command line', async () => {
+    seen.length = 0;
+    const result = await runInRepository(['test', passing, '--upstream-url', url, '--upstream-header', 'X-Upstream-Key: ${UPSTREAM_KEY}', ...overlay], {
+      UPSTREAM_KEY: 'k-123',
+    });
+    expect(result.stderr).toBe('');
+    expect(result.code).toBe(0);
+    expect(seen.length).toBeGreaterThan(1);
+    expect(seen.every((value) => value === 'k-123')).toBe(true);
+  }, 60_000);
+
+  it('refuses an unset ${VAR}, naming the header and the variable but no value (exit 2)', async () => {
+    const result = await runInRepository(['manifest', '--upstream-url', url, '--upstream-header', 'X-Upstream-Key: k-${UPSTREAM_KEY}'], { OTHER: 'x' });
+    expect(result).toEqual({ code: 2, stdout: '', stderr: 'mcp-gate manifest: --upstream-header X-Upstream-Key: the environment variable UPSTREAM_KEY is not set\n' });
+  });
+
   it('fails without it: the upstream refuses the reader', async () => {
     const result = await runInRepository(['test', passing, '--upstream-url', url, ...overlay]);
     expect(result.code).toBe(1);
