@@ -1,10 +1,10 @@
 import { dirname, resolve } from 'node:path';
 import { z } from 'zod';
-import { createRequestContext, requestContextSchema, type RequestContext, type RequestContextInput } from '../core/context.js';
+import { createRequestContext, requestContextSchema, type PrimitiveMetadata, type RequestContext, type RequestContextInput } from '../core/context.js';
 import { toPolicyIssues } from '../core/policy/schema.js';
 import type { Decision, Policy } from '../core/policy/types.js';
 import { displayPath, readJson, resolvePath, type CliIo } from './io.js';
-import { manifestPrimitiveSchema, toMetadata } from './manifest.js';
+import { describeMetadata, manifestPrimitiveSchema, toMetadata, type ManifestPrimitive } from './manifest.js';
 import { IssuesInputError } from './policy-file.js';
 import { findClientProfile, profileContext } from '../profiles/client-profiles.js';
 
@@ -95,14 +95,59 @@ export interface CaseResult {
   readonly actual: Decision | { readonly problem: string };
 }
 
-export function runCase(policy: Policy, policyCase: PolicyCase): CaseResult {
+/** Where the cases' primitives come from when not from the cases themselves: `--manifest`, `--server` or an upstream. */
+export interface PrimitiveSource {
+  /** The source as messages name it: a file, or the upstream's URL or command line. */
+  readonly name: string;
+  readonly primitives: readonly PrimitiveMetadata[];
+}
+
+/** The primitive a case is about: as the case writes it, or the one of the source the case names. */
+export function casePrimitive(policyCase: PolicyCase, source: PrimitiveSource | undefined): PrimitiveMetadata | { readonly problem: string } {
+  return source === undefined ? toMetadata(policyCase.primitive) : findInSource(policyCase.primitive, source);
+}
+
+const annotationFields = ['groups', 'tags', 'requires', 'endpoints'] as const;
+
+/**
+ * The source's primitive of the case's kind and name (a resource by its `uri` when the case
+ * gives one; `version` and `uriTemplate` must match when given), with the source's annotation.
+ * An annotation field the case writes must be the source's: a case written against a manifest
+ * then fails, rather than passes on its own copy, when the live server annotates differently.
+ */
+function findInSource(primitive: ManifestPrimitive, source: PrimitiveSource): PrimitiveMetadata | { readonly problem: string } {
+  const written = toMetadata(primitive);
+  const candidates = source.primitives.filter(
+    (listed) =>
+      listed.kind === written.kind &&
+      (written.kind === 'resource' && written.uri !== undefined ? listed.uri === written.uri : listed.name === written.name) &&
+      (written.version === undefined || listed.version === written.version) &&
+      (written.uriTemplate === undefined || listed.uriTemplate === written.uriTemplate),
+  );
+  const described = `${written.kind} "${written.kind === 'resource' && written.uri !== undefined ? written.uri : written.name}"${written.version === undefined ? '' : ` version ${written.version}`}`;
+  if (candidates.length === 0) return { problem: `${source.name} lists no ${described}` };
+  if (candidates.length > 1) {
+    return { problem: `${source.name} lists several of ${described} (${candidates.map(describeMetadata).join(', ')}); give its "version" in the case` };
+  }
+  const found = candidates[0]!;
+  for (const field of annotationFields) {
+    if (primitive[field] === undefined) continue;
+    const [expected, actual] = [JSON.stringify(written[field]), JSON.stringify(found[field])];
+    if (expected !== actual) return { problem: `the case says ${field} ${expected}, ${source.name} says ${actual}` };
+  }
+  return found;
+}
+
+export function runCase(policy: Policy, policyCase: PolicyCase, source?: PrimitiveSource): CaseResult {
   let context: RequestContext;
   try {
     context = buildCaseContext(policyCase.context);
   } catch (error) {
     return { policyCase, passed: false, actual: { problem: (error as Error).message } };
   }
-  const decision = policy.explain(context, toMetadata(policyCase.primitive));
+  const primitive = casePrimitive(policyCase, source);
+  if ('problem' in primitive) return { policyCase, passed: false, actual: primitive };
+  const decision = policy.explain(context, primitive);
   return { policyCase, passed: matches(policyCase.expect, decision), actual: decision };
 }
 

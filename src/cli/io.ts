@@ -14,6 +14,8 @@ export interface CliIo {
   readonly importModule?: (url: string) => Promise<Record<string, unknown>>;
   /** Aborted when the process is asked to stop (SIGINT, SIGTERM); `serve` runs until then. */
   readonly signal?: AbortSignal;
+  /** The environment `${VAR}` in option values reads (`--upstream-header`); default process.env. */
+  readonly env?: Readonly<Record<string, string | undefined>>;
   /** The process's byte streams, which `serve --stdio` speaks MCP over; default process.stdin/stdout. */
   readonly stdio?: { readonly input: Readable; readonly output: Writable };
 }

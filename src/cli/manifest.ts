@@ -5,7 +5,7 @@ import { displayPath, formatIssues, InputError, readJson, resolvePath, UsageErro
 import type { OptionSpecs, ParsedArgs } from './args.js';
 import { writeLines } from './command.js';
 import { loadServerModule, readServerManifest, type ServerManifest } from './server-module.js';
-import { readUpstreamManifest, readUpstreamSpec, upstreamOptionSpecs } from './upstream-source.js';
+import { readUpstreamManifest, readUpstreamSpec, refuseUpstreamOptionsAlone, upstreamReadOptionSpecs } from './upstream-source.js';
 
 /** One primitive as a manifest (and a cases file) writes it: kind, name, location, then the gate annotation. */
 export const manifestPrimitiveSchema = primitiveAnnotationSchema.extend({
@@ -89,7 +89,7 @@ export const serverOptionSpecs = {
 } as const satisfies OptionSpecs;
 
 /** Every source of primitives: `--manifest`, `--server MODULE`, or a live upstream with an overlay. */
-export const primitiveSourceOptionSpecs = { ...serverOptionSpecs, ...upstreamOptionSpecs } as const satisfies OptionSpecs;
+export const primitiveSourceOptionSpecs = { ...serverOptionSpecs, ...upstreamReadOptionSpecs } as const satisfies OptionSpecs;
 
 /**
  * The primitives a command works on: from `--manifest FILE`, read from the server that
@@ -104,8 +104,7 @@ export async function loadPrimitives(io: CliIo, args: ParsedArgs, command: strin
   if (upstream !== undefined && (manifest !== undefined || server !== undefined)) {
     throw new UsageError(`${command}: pass one source of primitives: --manifest, --server or --upstream-cmd/--upstream-url`);
   }
-  if (args.string('overlay') !== undefined && upstream === undefined)
-    throw new UsageError(`${command}: --overlay annotates an upstream's primitives; pass --upstream-cmd or --upstream-url too`);
+  if (upstream === undefined) refuseUpstreamOptionsAlone(args, command);
   if (server !== undefined || upstream !== undefined) {
     const read = await readManifestSource(io, args, command);
     for (const warning of read.warnings) writeLines(io.stderr, warning);
@@ -122,7 +121,8 @@ export async function readManifestSource(io: CliIo, args: ParsedArgs, command: s
   const upstream = readUpstreamSpec(args, command);
   const server = args.string('server');
   if (upstream !== undefined && server !== undefined) throw new UsageError(`${command}: pass either --server or --upstream-cmd/--upstream-url, not both`);
-  if (upstream !== undefined) return readUpstreamManifest(io, upstream, args.string('overlay'), command);
+  if (upstream !== undefined) return readUpstreamManifest(io, upstream, args, command);
+  refuseUpstreamOptionsAlone(args, command);
   if (server === undefined) throw new UsageError(`${command}: missing --server MODULE or --upstream-cmd "CMD ARGS" / --upstream-url URL; see "${command} --help"`);
   return readServerManifest(await loadServerModule(io, server, args.string('export')));
 }

@@ -19,7 +19,14 @@ export interface UpstreamRead {
 
 const kinds: readonly PrimitiveKind[] = ['tool', 'prompt', 'resource', 'resourceTemplate'];
 
-export async function readUpstream(spec: UpstreamSpec, overlay: Overlay, options: { readonly cwd: string; readonly timeoutMs: number }): Promise<UpstreamRead> {
+export interface UpstreamReadOptions {
+  readonly cwd: string;
+  readonly timeoutMs: number;
+  /** Headers of every request to an HTTP upstream (`--upstream-header`). */
+  readonly headers?: Readonly<Record<string, string>>;
+}
+
+export async function readUpstream(spec: UpstreamSpec, overlay: Overlay, options: UpstreamReadOptions): Promise<UpstreamRead> {
   const client = new Client({ name: 'mcp-gate-cli', version: '0.1.0' });
   try {
     return await withTimeout(read(client, spec, overlay, options), options.timeoutMs, `no answer within ${options.timeoutMs / 1000} s`);
@@ -28,9 +35,9 @@ export async function readUpstream(spec: UpstreamSpec, overlay: Overlay, options
   }
 }
 
-async function read(client: Client, spec: UpstreamSpec, overlay: Overlay, options: { readonly cwd: string; readonly timeoutMs: number }): Promise<UpstreamRead> {
+async function read(client: Client, spec: UpstreamSpec, overlay: Overlay, options: UpstreamReadOptions): Promise<UpstreamRead> {
   // The upstream's own stderr is not ours to print: a failure to start shows as the connect error.
-  await client.connect(openUpstreamTransport(spec, { cwd: options.cwd }), { timeout: options.timeoutMs });
+  await client.connect(openUpstreamTransport(spec, { cwd: options.cwd, headers: options.headers }), { timeout: options.timeoutMs });
   const snapshot = await fetchSnapshot(client, 0, overlay, defaultVersionSeparator, { timeoutMs: options.timeoutMs });
   const { catalog } = snapshot;
   const primitives = kinds.flatMap((kind) =>

@@ -20,6 +20,7 @@ export function createMemoryIo(files: Record<string, string>, cwd = '/project'):
     out,
     err,
     cwd,
+    env: {},
     stdout: (text) => out.push(text),
     stderr: (text) => err.push(text),
     readFile: async (path) => {
@@ -37,12 +38,13 @@ export async function runWith(argv: readonly string[], files: Record<string, str
   return { code, stdout: io.out.join(''), stderr: io.err.join('') };
 }
 
-/** Runs the CLI over the real repository (its shipped policies), still without touching process.*. */
-export async function runInRepository(argv: readonly string[]): Promise<CliResult> {
+/** Runs the CLI over the real repository (its shipped policies), still without touching process.* (an empty environment unless given). */
+export async function runInRepository(argv: readonly string[], env: CliIo['env'] = {}): Promise<CliResult> {
   const out: string[] = [];
   const err: string[] = [];
   const code = await run(argv, {
     cwd: repositoryRoot,
+    env,
     stdout: (text) => out.push(text),
     stderr: (text) => err.push(text),
     readFile: (path) => readFile(path, 'utf8'),

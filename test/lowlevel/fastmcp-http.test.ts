@@ -1,27 +1,18 @@
 // fastmcp's own HTTP server (start({ transportType: 'httpStream' }), mcp-proxy underneath) on
 // 127.0.0.1, gated with gateFastMCP, reached by the real SDK Client over Streamable HTTP with a
 // header that changes per request.
-import { createServer } from 'node:net';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { FastMCP } from 'fastmcp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { gateFastMCP } from '../../src/lowlevel/index.js';
+import { freePort } from './free-port.js';
 
 const policy = {
   version: 1 as const,
   default: 'allow' as const,
   rules: [{ id: 'writers-write', effect: 'deny' as const, appliesTo: { groups: ['write'] }, when: { '!=': [{ var: 'request.headers.x-role' }, 'writer'] } }],
 };
-
-/** A port nothing listens on now (fastmcp does not say which port it got for 0). */
-async function freePort(): Promise<number> {
-  const probe = createServer();
-  await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
-  const { port } = probe.address() as { port: number };
-  await new Promise<void>((resolve) => probe.close(() => resolve()));
-  return port;
-}
 
 let role = 'reader';
 const endpoints = new Set<string>();

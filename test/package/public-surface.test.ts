@@ -163,6 +163,7 @@ const expectedExports: Record<EntryPoint, readonly string[]> = {
     'FastMCPSessionInstance',
     'Gate',
     'GateOptions',
+    'McpFrameworkServerInstance',
     'MissingCapabilities',
     'Overlay',
     'OverlayDocument',
@@ -170,6 +171,7 @@ const expectedExports: Record<EntryPoint, readonly string[]> = {
     'createGate',
     'gate',
     'gateFastMCP',
+    'gateMcpFramework',
   ],
 };
 

@@ -10,6 +10,7 @@ import type { Command } from '../command.js';
 import { writeLines } from '../command.js';
 import { displayPath, exitCodes, loadAll, readJson, resolvePath, UsageError, type CliIo } from '../io.js';
 import { loadPrimitives, primitiveSourceOptionSpecs, toManifestPrimitive } from '../manifest.js';
+import { upstreamSourceUsage } from '../upstream-source.js';
 import { checkPolicyDocument, IssuesInputError } from '../policy-file.js';
 
 const command = 'mcp-gate check';
@@ -23,7 +24,7 @@ const invariantsFileSchema = z.union([
 export const checkCommand: Command = {
   name: 'check',
   summary: 'prove invariants of a policy for every possible request, and lint it',
-  usage: 'mcp-gate check --policy FILE (--manifest FILE | --server MODULE | --upstream-cmd "CMD ARGS" | --upstream-url URL [--overlay FILE]) [--invariants FILE] [--json]',
+  usage: `mcp-gate check --policy FILE (--manifest FILE | --server MODULE | ${upstreamSourceUsage}) [--overlay FILE] [--invariants FILE] [--json]`,
   description: [
     'Checks the policy over every request context, not just the ones written down: the values of each',
     'context path the rules read fall into finitely many classes, and one request per combination of',

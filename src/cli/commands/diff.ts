@@ -17,6 +17,7 @@ import { decideAll, servedKey } from '../decisions.js';
 import { diffExhaustively } from './diff-exhaustive.js';
 import { exitCodes, loadAll, UsageError } from '../io.js';
 import { describeMetadata, loadPrimitives, primitiveSourceOptionSpecs } from '../manifest.js';
+import { upstreamSourceUsage } from '../upstream-source.js';
 import { loadPolicy } from '../policy-file.js';
 import { clientProfiles } from '../../profiles/client-profiles.js';
 
@@ -40,8 +41,8 @@ export const diffCommand: Command = {
   name: 'diff',
   summary: 'show which primitives appear or disappear for real clients when a policy changes',
   usage: [
-    `mcp-gate diff <old.json> <new.json> (--manifest FILE | --server MODULE | --upstream-cmd "CMD ARGS" | --upstream-url URL [--overlay FILE]) [--client NAME]… ${contextOptionsUsage} [--endpoint PATH]… [--json] [--exit-code]`,
-    '       mcp-gate diff --exhaustive <old.json> <new.json> (--manifest FILE | --server MODULE | --upstream-cmd "CMD ARGS" | --upstream-url URL [--overlay FILE]) [--json] [--exit-code]',
+    `mcp-gate diff <old.json> <new.json> (--manifest FILE | --server MODULE | ${upstreamSourceUsage}) [--overlay FILE] [--client NAME]… ${contextOptionsUsage} [--endpoint PATH]… [--json] [--exit-code]`,
+    `       mcp-gate diff --exhaustive <old.json> <new.json> (--manifest FILE | --server MODULE | ${upstreamSourceUsage}) [--overlay FILE] [--json] [--exit-code]`,
   ].join('\n'),
   description: [
     'Evaluates both policies for every client profile (or each --client) on every --endpoint',

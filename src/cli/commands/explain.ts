@@ -14,6 +14,7 @@ import {
 import { decideAll, type PrimitiveDecision } from '../decisions.js';
 import { exitCodes, loadAll, UsageError } from '../io.js';
 import { loadPrimitives, primitiveSourceOptionSpecs } from '../manifest.js';
+import { upstreamSourceUsage } from '../upstream-source.js';
 import { loadPolicy } from '../policy-file.js';
 import { describeProfile } from '../../profiles/client-profiles.js';
 import { formatTable } from '../table.js';
@@ -23,7 +24,7 @@ const command = 'mcp-gate explain';
 export const explainCommand: Command = {
   name: 'explain',
   summary: 'show every primitive for one request: visible or hidden, and why',
-  usage: `mcp-gate explain --policy FILE (--manifest FILE | --server MODULE | --upstream-cmd "CMD ARGS" | --upstream-url URL [--overlay FILE]) [--client NAME | --capabilities JSON] ${contextOptionsUsage} [--endpoint PATH] [--json]`,
+  usage: `mcp-gate explain --policy FILE (--manifest FILE | --server MODULE | ${upstreamSourceUsage}) [--overlay FILE] [--client NAME | --capabilities JSON] ${contextOptionsUsage} [--endpoint PATH] [--json]`,
   description: [
     'Evaluates the policy for one request against every primitive of a manifest and prints a table:',
     'kind, name, version, whether the client sees it, and what decided (a rule, the default, or an',

@@ -2,13 +2,14 @@ import type { Command } from '../command.js';
 import { writeLines } from '../command.js';
 import { exitCodes, UsageError } from '../io.js';
 import { primitiveSourceOptionSpecs, readManifestSource, toManifestPrimitive } from '../manifest.js';
+import { upstreamSourceUsage } from '../upstream-source.js';
 
 const command = 'mcp-gate manifest';
 
 export const manifestCommand: Command = {
   name: 'manifest',
   summary: 'print the primitives of a server module or a live upstream as a manifest (the input of --manifest)',
-  usage: 'mcp-gate manifest (--server MODULE [--export NAME] | --upstream-cmd "CMD ARGS" | --upstream-url URL [--overlay FILE])',
+  usage: `mcp-gate manifest (--server MODULE [--export NAME] | ${upstreamSourceUsage}) [--overlay FILE]`,
   description: [
     'Imports MODULE (compiled JavaScript; TypeScript when mcp-gate runs under tsx), calls its server',
     'factory once, and prints {"server", "primitives"} JSON: every tool, prompt, resource and template',

@@ -7,7 +7,7 @@ import type { Command } from '../command.js';
 import { writeLines } from '../command.js';
 import { displayPath, exitCodes, InputError, readText, resolvePath, UsageError } from '../io.js';
 import { loadPrimitives, primitiveSourceOptionSpecs, toManifestPrimitive } from '../manifest.js';
-import { describeUpstream, readUpstreamSpec } from '../upstream-source.js';
+import { describeUpstream, readUpstreamSpec, upstreamSourceUsage } from '../upstream-source.js';
 
 const command = 'mcp-gate playground';
 const defaultPort = 4747;
@@ -15,8 +15,7 @@ const defaultPort = 4747;
 export const playgroundCommand: Command = {
   name: 'playground',
   summary: 'serve the policy playground on 127.0.0.1: edit a policy and see who sees what',
-  usage:
-    'mcp-gate playground [--policy FILE] [--manifest FILE | --server MODULE [--export NAME] | --upstream-cmd "CMD ARGS" | --upstream-url URL [--overlay FILE]] [--port N]',
+  usage: `mcp-gate playground [--policy FILE] [--manifest FILE | --server MODULE [--export NAME] | ${upstreamSourceUsage}] [--overlay FILE] [--port N]`,
   description: [
     'Serves the playground page on 127.0.0.1 with the policy and the primitives preloaded, prints its',
     'URL and runs until stopped (Ctrl-C); it opens no browser. Without --policy the page starts with the',

@@ -1,24 +1,32 @@
-import { describeDecision, describeExpectation, loadCasesFile, runCase, type CaseResult, type Expectation } from '../cases.js';
+import type { PrimitiveMetadata } from '../../core/context.js';
+import { casePrimitive, describeDecision, describeExpectation, loadCasesFile, runCase, type CaseResult, type Expectation, type PrimitiveSource } from '../cases.js';
 import type { Decision } from '../../core/policy/types.js';
+import type { ParsedArgs } from '../args.js';
 import type { Command } from '../command.js';
 import { writeLines } from '../command.js';
-import { displayPath, exitCodes, InputError, readJson, resolvePath, UsageError } from '../io.js';
-import { toMetadata } from '../manifest.js';
+import { displayPath, exitCodes, InputError, readJson, resolvePath, UsageError, type CliIo } from '../io.js';
+import { loadPrimitives, primitiveSourceOptionSpecs } from '../manifest.js';
+import { describeUpstream, readUpstreamSpec, upstreamSourceUsage } from '../upstream-source.js';
 import { checkDocumentInvariantsOver, describeVerdict } from './check.js';
 import { loadPolicy, type LoadedPolicy } from '../policy-file.js';
 
 export const testCommand: Command = {
   name: 'test',
   summary: 'run policy cases (context + primitive → expected decision)',
-  usage: 'mcp-gate test <cases.json…> [--verbose] [--json]',
+  usage: `mcp-gate test <cases.json…> [--manifest FILE | --server MODULE | ${upstreamSourceUsage}] [--overlay FILE] [--verbose] [--json]`,
   description: [
     'Runs each cases file against the policy its "policy" field names (relative to the cases file).',
+    'With a source of primitives (--manifest, --server, or a live upstream annotated by its _meta and',
+    "--overlay), each case's primitive names one of the source's by kind and name (a resource by uri) and",
+    'takes its annotation from there; annotation fields the case writes must agree with the source.',
     'Prints a line per failing case with the expected and the actual decision, then',
     '"N passed, M failed". With --json, prints one JSON document instead:',
     '{"files": [{"file", "policy", "cases": [{"name", "passed", "expected", "actual"}], "error"?}], "passed", "failed"}.',
     'Exit code: 0 when every case passes, 1 otherwise.',
   ].join('\n'),
   options: {
+    manifest: { type: 'string', value: 'FILE', description: 'the primitives the cases name, as JSON {"primitives": […]}' },
+    ...primitiveSourceOptionSpecs,
     verbose: { type: 'boolean', description: 'print passing cases too' },
     json: { type: 'boolean', description: 'print every case and its result as JSON' },
   },
@@ -30,6 +38,7 @@ export const testCommand: Command = {
     let broken = 0;
     const json = args.flag('json');
     const files: FileJson[] = [];
+    const source = await loadSource(io, args);
     for (const path of args.positionals) {
       const absolutePath = resolvePath(io, path);
       const report: FileJson = { file: displayPath(io, absolutePath), policy: null, cases: [] };
@@ -45,7 +54,7 @@ export const testCommand: Command = {
           throw error;
         });
         for (const policyCase of casesFile.cases) {
-          const result = runCase(policy, policyCase);
+          const result = runCase(policy, policyCase, source);
           if (result.passed) passed++;
           else failed++;
           if (json) report.cases.push(caseJson(result));
@@ -54,7 +63,7 @@ export const testCommand: Command = {
         // The policy's own invariants, over every context, for the primitives the cases name.
         const verdicts = checkDocumentInvariantsOver(
           await readJson(io, casesFile.policyPath),
-          casesFile.cases.map((policyCase) => toMetadata(policyCase.primitive)),
+          casesFile.cases.map((policyCase) => casePrimitive(policyCase, source)).filter((primitive): primitive is PrimitiveMetadata => !('problem' in primitive)),
           displayPath(io, casesFile.policyPath),
         );
         for (const verdict of verdicts) {
@@ -80,6 +89,18 @@ export const testCommand: Command = {
     return failed > 0 || broken > 0 ? exitCodes.failed : exitCodes.ok;
   },
 };
+
+const sourceOptions = ['manifest', 'server', 'export', 'upstream-cmd', 'upstream-url', 'overlay'] as const;
+
+/** The primitives the cases name, when a source is given: `--manifest`, `--server` or an upstream, as for `explain`. */
+async function loadSource(io: CliIo, args: ParsedArgs): Promise<PrimitiveSource | undefined> {
+  if (sourceOptions.every((name) => args.string(name) === undefined) && args.strings('upstream-header').length === 0) return undefined;
+  const primitives = await loadPrimitives(io, args, 'mcp-gate test');
+  const upstream = readUpstreamSpec(args, 'mcp-gate test');
+  const file = args.string('manifest') ?? args.string('server');
+  const name = upstream !== undefined ? `the upstream ${describeUpstream(upstream)}` : displayPath(io, resolvePath(io, file!));
+  return { name, primitives };
+}
 
 function describeResult(file: string, { policyCase, passed, actual }: CaseResult): string {
   if (passed) return `PASS ${file}: ${policyCase.name}`;
