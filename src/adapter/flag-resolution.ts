@@ -90,8 +90,17 @@ export function createFlagResolver(options: GateFlagOptions | undefined, reportE
     headers: headerNames,
     async resolve(context, flags) {
       const { values, fallbacks } = await resolveFlagValues(client, flags, evaluationContextOf(context, headerNames), timeoutMs);
-      if (fallbacks.length > 0) reportError(new FlagResolutionError(fallbacks));
-      return withFlagValues(context, values, fallbacks);
+      try {
+        const resolved = withFlagValues(context, values, fallbacks);
+        if (fallbacks.length > 0) reportError(new FlagResolutionError(fallbacks));
+        return resolved;
+      } catch (error) {
+        // A JSON value too large to copy into the frozen context (maxCopiedValues): every flag holds its default.
+        const why = `a resolved value could not be copied: ${error instanceof Error ? error.message : String(error)}`;
+        const all = Object.entries(flags).map(([key, value]) => ({ key, value, why }));
+        reportError(new FlagResolutionError(all));
+        return withFlagValues(context, flags, all);
+      }
     },
   };
 }

@@ -1,7 +1,7 @@
 import { InMemoryProvider, OpenFeature } from '@openfeature/server-sdk';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createFlagResolver, evaluationContextOf, type FlagClient } from '../../src/adapter/flag-resolution.js';
-import { createRequestContext } from '../../src/core/context.js';
+import { createRequestContext, maxCopiedValues } from '../../src/core/context.js';
 import { PolicyOptionError } from '../../src/core/errors.js';
 import { flagFallbacksOf } from '../../src/core/flag-values.js';
 
@@ -70,5 +70,17 @@ describe('createFlagResolver', () => {
     const context = await resolver.resolve(createRequestContext(), { beta: true });
     expect(context.flags).toEqual({ beta: true });
     expect(flagFallbacksOf(context)).toEqual([{ key: 'beta', value: true, why: 'the client failed: connection refused' }]);
+  });
+
+  it('holds every default when a resolved JSON value is too large to copy into the context', async () => {
+    const huge = Object.fromEntries(Array.from({ length: maxCopiedValues + 1 }, (_, index) => [`k${index}`, index]));
+    const client = await inMemoryClient({ shape: { variants: { v: huge }, defaultVariant: 'v', disabled: false } });
+    const errors: Error[] = [];
+    const resolver = createFlagResolver({ client }, (error) => errors.push(error))!;
+    const context = await resolver.resolve(createRequestContext(), { shape: { small: true } });
+    expect(context.flags).toEqual({ shape: { small: true } });
+    expect(errors.map((error) => error.message)).toEqual([
+      expect.stringMatching(/^mcp-gate: flag "shape" fell back to its default \{"small":true\} \(a resolved value could not be copied: /),
+    ]);
   });
 });
