@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import type { Atom } from '../../src/core/analysis/atoms.js';
+import type { Atom } from '../../src/core/analysis/condition-atoms.js';
 import { valueClasses } from '../../src/core/analysis/value-classes.js';
 import { compileLogic } from '../../src/core/logic/compile.js';
 import { isTruthy } from '../../src/core/logic/truthy.js';

@@ -2,7 +2,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { stringClasses, type StringTest } from '../../src/core/analysis/string-classes.js';
 import { valueClasses } from '../../src/core/analysis/value-classes.js';
-import type { Atom } from '../../src/core/analysis/atoms.js';
+import type { Atom } from '../../src/core/analysis/condition-atoms.js';
 import { compileGlob } from '../../src/core/logic/glob-matcher.js';
 import { compareToVersion, parseSemVer, versionComparison } from '../../src/core/logic/semver.js';
 import { propertyParameters } from './seed.js';

@@ -1,7 +1,7 @@
 import type { PrimitiveMetadata, RequestContext, RequestContextInput } from '../context.js';
 import type { PolicyRule } from '../policy/schema.js';
 import type { Decision, Policy } from '../policy/types.js';
-import type { ConditionAtoms } from './atoms.js';
+import type { ConditionAtoms } from './condition-atoms.js';
 import type { CompiledInvariant } from './invariants.js';
 
 // The types the analysis's modules share (check-policy, components, lint), below all of them so

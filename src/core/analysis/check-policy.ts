@@ -4,7 +4,8 @@ import { compilePolicy, type CompilePolicyOptions } from '../policy/compile-poli
 import { compileAppliesTo } from '../policy/rule-plan.js';
 import { policyDocumentSchema, type NormalizedPolicyDocument } from '../policy/schema.js';
 import type { Decision, Policy } from '../policy/types.js';
-import { collectAtoms, emptyAtoms, mergeAtoms, requirementAtomsOf, type ConditionAtoms } from './atoms.js';
+import { collectAtoms } from './atoms.js';
+import { emptyAtoms, mergeAtoms, requirementAtomsOf, type ConditionAtoms } from './condition-atoms.js';
 import { compileInvariants, outputRoots, type CompiledInvariant, type Invariant } from './invariants.js';
 import { answersOf, componentsOf, createProbes, describe, fold, stepFlags } from './components.js';
 import { lintPolicy } from './lint.js';

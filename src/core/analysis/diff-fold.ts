@@ -1,6 +1,6 @@
 import { createRequestContext, listMethodOf, type PrimitiveMetadata, type RequestContext } from '../context.js';
 import type { Space } from './analysis-types.js';
-import { emptyAtoms, mergeAtoms } from './atoms.js';
+import { emptyAtoms, mergeAtoms } from './condition-atoms.js';
 import { componentsOf } from './components.js';
 import { gained, lost, outcomeOf, step, unchanged, type ConditionNode, type PolicySides, type Structure } from './diff-structures.js';
 import { assignmentOf, buildSpace, contextInputOf, createClassCache } from './space.js';

@@ -3,7 +3,8 @@ import { compilePolicy, type CompilePolicyOptions } from '../policy/compile-poli
 import { compileAppliesTo } from '../policy/rule-plan.js';
 import type { NormalizedPolicyDocument } from '../policy/schema.js';
 import type { Policy } from '../policy/types.js';
-import { collectAtoms, requirementAtomsOf, type ConditionAtoms } from './atoms.js';
+import { collectAtoms } from './atoms.js';
+import { requirementAtomsOf, type ConditionAtoms } from './condition-atoms.js';
 
 // The model `diff --exhaustive` folds over (diff-fold.ts): each primitive's pair of decisions as
 // bits, the conditions those bits read, and the primitives decided alike taken together.

@@ -1,6 +1,6 @@
 import { compilePresenceCheck } from '../logic/capability-path.js';
 import { compareSemVer, parseSemVer, type SemVer } from '../logic/semver.js';
-import type { Atom, PathKind } from './atoms.js';
+import type { Atom, PathKind } from './condition-atoms.js';
 import { stringClasses, type StringTest } from './string-classes.js';
 
 // One representative value per class of a context path: two values of one class give the same
