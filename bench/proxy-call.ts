@@ -19,9 +19,8 @@ import { createRequire } from 'node:module';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { compileOverlay } from '../src/wire/overlay.js';
-import { createWireGate, serveProxyHttp } from '../src/proxy/proxy-runtime.js';
-import { openUpstreamTransport } from '../src/proxy/upstream-transport.js';
-import { collectGarbage, envInt } from './process-env.js';
+import { envInt } from './process-env.js';
+import { measureProxyMemory, proxyBenchClientName, proxyBenchOverlay, proxyBenchPolicy } from './proxy-memory.js';
 import { closeAgent, post } from './raw-mcp.js';
 import { writeResults } from './sdk-harness.js';
 
@@ -32,24 +31,13 @@ const tsxLoader = createRequire(import.meta.url).resolve('tsx');
 const upstreamArgs = ['--import', tsxLoader, 'bench/proxy-upstream.ts'];
 const upstreamCommand = [process.execPath, ...upstreamArgs, 'stdio'].join(' ');
 
-// The sdk benches' policy (a header rule and a client-name rule, evaluated on every tool) with an
-// overlay tagging a tenth of the tools beta: the bench client is a beta client, so every tool stays
-// visible and each target's answers are the same bytes.
+// Every tool stays visible to the bench client (a beta client), so each target's answers are the same bytes.
 const workDir = mkdtempSync(join(tmpdir(), 'mcp-gate-bench-proxy-'));
 const policyPath = join(workDir, 'policy.json');
 const overlayPath = join(workDir, 'overlay.json');
-const policyDocument = {
-  version: 1,
-  default: 'allow',
-  rules: [
-    { id: 'internal-needs-header', effect: 'deny', appliesTo: { groups: ['internal'] }, when: { '!=': [{ var: 'request.headers.x-internal' }, '1'] } },
-    { id: 'beta-for-beta-clients', effect: 'deny', appliesTo: { tags: ['beta'] }, when: { '!': [{ starts_with: [{ var: 'client.name' }, 'beta'] }] } },
-  ],
-};
-const overlayDocument = { metadata: { 'tool:tool-*9': { tags: ['beta'] } } };
-writeFileSync(policyPath, JSON.stringify(policyDocument));
-writeFileSync(overlayPath, JSON.stringify(overlayDocument));
-const clientName = 'beta-bench-client';
+writeFileSync(policyPath, JSON.stringify(proxyBenchPolicy));
+writeFileSync(overlayPath, JSON.stringify(proxyBenchOverlay));
+const clientName = proxyBenchClientName;
 
 interface Child {
   readonly child: ChildProcess;
@@ -301,30 +289,16 @@ try {
   );
 
   // Heap per proxied session: the proxy in this process, in front of the HTTP upstream (no process per session).
-  const heapMb = () => {
-    collectGarbage();
-    collectGarbage();
-    return process.memoryUsage().heapUsed / 1024 / 1024;
-  };
-  const controller = new AbortController();
-  const wire = createWireGate({ policy: policyDocument as never, overlay: compileOverlay(overlayDocument), onError: () => undefined });
-  const inProcess = await serveProxyHttp(
-    wire,
-    () => openUpstreamTransport({ kind: 'url', url: directUrl }, { cwd: process.cwd() }),
-    { port: 0, maxSessions: proxySessions + 10, sessionIdleTimeoutMs: 0 },
-    controller.signal,
-    () => undefined,
-  );
-  const warm = await openTarget('in-process', inProcess.host.url);
-  await request(warm, 'tools/list', {});
-  const baseMb = heapMb();
-  for (let index = 0; index < proxySessions; index++) await request(await openTarget('in-process', inProcess.host.url), 'tools/list', {});
-  const perSessionKb = ((heapMb() - baseMb) * 1024) / proxySessions;
+  const { perSessionKb, baseMb } = await measureProxyMemory({
+    upstreamUrl: directUrl,
+    policyDocument: proxyBenchPolicy,
+    overlay: compileOverlay(proxyBenchOverlay),
+    sessions: proxySessions,
+    clientName,
+  });
   console.log(
     `\nmemory: ${proxySessions} more proxied sessions (each initialized and listed once, upstream of 1,000 tools over HTTP): ${perSessionKb.toFixed(0)} kB of heap per session after GC (heap ${baseMb.toFixed(1)} MB before)`,
   );
-  controller.abort();
-  await inProcess.close();
 
   console.log(
     `load average at end ${loadavg()
