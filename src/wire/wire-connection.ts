@@ -313,6 +313,8 @@ export class WireConnection implements GatedSession {
 
   /** The request upstream with one parameter swapped (a versioned tool's key, or a probe), answered with the requested name. */
   #forwardAs(request: WireRequest, options: ForwardOptions, field: string, sent: string, requested: string): Promise<unknown> {
+    // A visible primitive under its own name (most calls): nothing to swap, so the answer is not walked.
+    if (sent === requested) return forwardRequest(this.client, request.method, request.params, options);
     return answerAs(() => forwardRequest(this.client, request.method, { ...request.params, [field]: sent }, options), sent, requested);
   }
 
