@@ -40,6 +40,14 @@ export interface ProxySessionOptions {
   readonly connectTimeoutMs?: number;
   /** After a transport error, an upstream that does not answer a ping within this long is taken as gone (default 5 s). */
   readonly probeTimeoutMs?: number;
+  /**
+   * While requests of the session wait on its upstream session, ping the upstream this often, so
+   * that one that hangs without a transport error (a stopped process, a server that accepts
+   * connections and never answers) is taken as gone after one unanswered ping (probeTimeoutMs)
+   * rather than when each request times out. Off by default: an upstream that blocks its event
+   * loop in a long tool call would miss a ping too, and be taken as gone.
+   */
+  readonly upstreamPingMs?: number | undefined;
 }
 
 // Everything a downstream client may ask for: the SDK checks handlers and notifications against
@@ -103,6 +111,8 @@ export function createProxySession(options: ProxySessionOptions): Server {
   let closed = false;
   /** Downstream requests now waiting for the upstream: where an upstream request during one belongs. */
   const forwarding = new Set<string | number>();
+  /** The pings of --upstream-ping, running while `forwarding` is not empty. */
+  let pinging: ReturnType<typeof setInterval> | undefined;
   /** Session state an upstream session holds, replayed on a new one: subscribed URIs and the log level, each with the request that set it. */
   const subscriptions = new Map<string, RequestContextInput>();
   let logLevel: { readonly params: Record<string, unknown> | undefined; readonly input: RequestContextInput } | undefined;
@@ -112,6 +122,7 @@ export function createProxySession(options: ProxySessionOptions): Server {
   const close = () => {
     if (closed) return;
     closed = true;
+    clearInterval(pinging);
     void upstream?.client.close().catch(options.onError);
     void server.close().catch(options.onError);
   };
@@ -289,6 +300,12 @@ export function createProxySession(options: ProxySessionOptions): Server {
     const input = contextInput(request.method, extra, initialized.clientInfo, initialized.capabilities);
     lastInput = input;
     forwarding.add(request.id);
+    if (options.upstreamPingMs !== undefined && options.upstreamPingMs > 0) {
+      // One unanswered ping closes the upstream session: its waiting requests are answered at once.
+      pinging ??= setInterval(() => {
+        if (upstream !== undefined && !upstream.lost && upstream.check === undefined) void isAlive(upstream);
+      }, options.upstreamPingMs);
+    }
     try {
       const result = await link.connection.handle({ method: request.method, params, id: request.id }, input, { signal: extra.signal, onprogress, timeoutMs });
       await Promise.all(progressSent);
@@ -300,6 +317,10 @@ export function createProxySession(options: ProxySessionOptions): Server {
       throw error;
     } finally {
       forwarding.delete(request.id);
+      if (forwarding.size === 0) {
+        clearInterval(pinging);
+        pinging = undefined;
+      }
     }
   };
 

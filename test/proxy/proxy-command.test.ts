@@ -32,6 +32,7 @@ describe('mcp-gate proxy (command line)', () => {
       'mcp-gate proxy: --decision-log - would write into the MCP stream on stdout; give a file with --stdio',
     ],
     [['--policy', 'p.json', '--upstream-cmd', 'a', '--page-size', '0'], 'mcp-gate proxy: --page-size must be a whole number from 1 to 100000, got "0"'],
+    [['--policy', 'p.json', '--upstream-cmd', 'a', '--upstream-ping', '0'], 'mcp-gate proxy: --upstream-ping must be a whole number from 1 to 86400, got "0"'],
   ])('rejects %j with exit code 2', async (argv, message) => {
     const result = await runWith(['proxy', ...argv]);
     expect(result.stderr).toBe(`${message}\n`);

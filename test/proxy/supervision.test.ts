@@ -57,12 +57,16 @@ interface RunningSupervisedProxy {
   close(): Promise<void>;
 }
 
-async function startSupervisedProxy(openUpstream: () => Transport, gateOptions: Partial<WireGateOptions> = {}): Promise<RunningSupervisedProxy> {
+async function startSupervisedProxy(
+  openUpstream: () => Transport,
+  gateOptions: Partial<WireGateOptions> = {},
+  settings: { readonly upstreamPingMs?: number } = {},
+): Promise<RunningSupervisedProxy> {
   const errors: string[] = [];
   const onError = (error: unknown) => void errors.push(error instanceof Error ? error.message : String(error));
   const wire = createWireGate({ policy: allowAll, onError, ...gateOptions });
   const controller = new AbortController();
-  const serving = await serveProxyHttp(wire, openUpstream, { port: 0, maxSessions: 10, sessionIdleTimeoutMs: 0 }, controller.signal, onError);
+  const serving = await serveProxyHttp(wire, openUpstream, { port: 0, maxSessions: 10, sessionIdleTimeoutMs: 0, ...settings }, controller.signal, onError);
   return {
     url: serving.host.url,
     errors,
@@ -169,6 +173,39 @@ describe('mcp-gate proxy when a Streamable HTTP upstream stops answering', () =>
     // Back on the same port: the same downstream session opens a new upstream session.
     upstream = await startEverythingHttp(Number(upstream.url.port));
     expect(await echo(client, 'reconnected')).toContain('reconnected');
+  });
+});
+
+describe('mcp-gate proxy with --upstream-ping when a Streamable HTTP upstream hangs', () => {
+  let upstream: EverythingHttpUpstream;
+  let proxy: RunningSupervisedProxy;
+  let client: Client;
+
+  beforeAll(async () => {
+    upstream = await startEverythingHttp();
+    proxy = await startSupervisedProxy(() => openUpstreamTransport({ kind: 'url', url: upstream.url }, { cwd: repositoryRoot }), {}, { upstreamPingMs: 300 });
+    client = await connect(proxy.url, 'hung-upstream-session');
+  }, 60_000);
+
+  afterAll(async () => {
+    await client?.close();
+    await proxy?.close();
+    await upstream?.kill();
+  });
+
+  it('takes an upstream that stops answering (no transport error) as gone, answers the waiting call, and reconnects once it answers again', { timeout: 60_000 }, async () => {
+    const { call: pending } = await startLongCall(client);
+    // Stopped, the process keeps its port and connections open and answers nothing: without the
+    // pings, the call would wait for its own 25 s timeout and fail with another message.
+    process.kill(upstream.pid, 'SIGSTOP');
+    try {
+      await expect(pending).rejects.toThrow(wentAway);
+      expect(proxy.errors.join('\n')).toMatch(/the upstream session ended after \d+ ms/);
+    } finally {
+      process.kill(upstream.pid, 'SIGCONT');
+    }
+    // The same downstream session opens a new upstream session on its next request.
+    expect(await echo(client, 'answering again')).toContain('answering again');
   });
 });
 

@@ -28,7 +28,7 @@ export const proxyCommand: Command = {
   name: 'proxy',
   summary: 'gate any MCP server (a command over stdio, or a URL) behind a policy, over Streamable HTTP on 127.0.0.1 or stdio',
   usage:
-    'mcp-gate proxy --policy FILE [--overlay FILE] (--upstream-cmd "CMD ARGS" | --upstream-url URL) [--port N] [--host 127.0.0.1] [--stdio] [--watch] [--decision-log FILE|-] [--log-headers NAME,…] [--max-sessions N] [--session-idle-timeout SECONDS] [--page-size N] [--jwks FILE|URL --issuer ISS --audience AUD] [--upstream-header "NAME: VALUE"]… [--forward-header NAME]… [--otel]' +
+    'mcp-gate proxy --policy FILE [--overlay FILE] (--upstream-cmd "CMD ARGS" | --upstream-url URL) [--port N] [--host 127.0.0.1] [--stdio] [--watch] [--decision-log FILE|-] [--log-headers NAME,…] [--max-sessions N] [--session-idle-timeout SECONDS] [--page-size N] [--jwks FILE|URL --issuer ISS --audience AUD] [--upstream-header "NAME: VALUE"]… [--forward-header NAME]… [--upstream-ping SECONDS] [--otel]' +
     policyFlagUsage(command),
   description: [
     `Puts the policy in front of an MCP server written in any language: spawned from --upstream-cmd`,
@@ -54,6 +54,11 @@ export const proxyCommand: Command = {
     'page-size': { type: 'string', value: 'N', description: "list page size with the proxy's own cursors (default: one page)" },
     ...bearerOptionSpecs,
     ...upstreamHeaderOptionSpecs,
+    'upstream-ping': {
+      type: 'string',
+      value: 'SECONDS',
+      description: 'while requests wait on an upstream session, ping it this often; one unanswered within 5 s ends that upstream session (default: off)',
+    },
     otel: {
       type: 'boolean',
       description:
@@ -106,7 +111,7 @@ export const proxyCommand: Command = {
       if (settings.stdio) {
         const stdio = io.stdio;
         if (stdio === undefined) throw new Error('proxy --stdio needs io.stdio');
-        stop = await runtime.serveProxyStdio(wire, openUpstream, stdio, signal, onError);
+        stop = await runtime.serveProxyStdio(wire, openUpstream, stdio, signal, onError, settings);
         note('speaking MCP on stdin/stdout');
       } else {
         try {
@@ -156,6 +161,7 @@ export interface ProxySettings extends UpstreamHeaderSettings {
   readonly sessionIdleTimeoutMs: number;
   readonly pageSize: number | undefined;
   readonly bearer: BearerSettings | undefined;
+  readonly upstreamPingMs: number | undefined;
   readonly otel: boolean;
 }
 
@@ -199,6 +205,7 @@ function readSettings(args: ParsedArgs): ProxySettings {
     pageSize: pageSizeText === undefined ? undefined : readInteger(args, 'page-size', 1, 100_000, 0),
     bearer: readBearerSettings(args, command, { stdio }),
     ...readUpstreamHeaderSettings(args, command, { upstream, stdio }),
+    upstreamPingMs: args.string('upstream-ping') === undefined ? undefined : readInteger(args, 'upstream-ping', 1, 86_400, 0) * 1000,
     otel: args.flag('otel'),
   };
 }
