@@ -81,6 +81,9 @@ interface UpstreamLink {
   check: Promise<boolean> | undefined;
 }
 
+/** Tries of reconnectInBackground before it leaves the reconnection to the session's next request. */
+const maxBackgroundAttempts = 360;
+
 const listKinds: Readonly<Record<ListKind, readonly PrimitiveKind[]>> = { tools: ['tool'], prompts: ['prompt'], resources: ['resource', 'resourceTemplate'] };
 
 /**
@@ -113,6 +116,8 @@ export function createProxySession(options: ProxySessionOptions): Server {
   const forwarding = new Set<string | number>();
   /** The pings of --upstream-ping, running while `forwarding` is not empty. */
   let pinging: ReturnType<typeof setInterval> | undefined;
+  /** Set while a new upstream session is sought without a request asking for one. */
+  let reconnecting = false;
   /** Session state an upstream session holds, replayed on a new one: subscribed URIs and the log level, each with the request that set it. */
   const subscriptions = new Map<string, RequestContextInput>();
   let logLevel: { readonly params: Record<string, unknown> | undefined; readonly input: RequestContextInput } | undefined;
@@ -180,11 +185,13 @@ export function createProxySession(options: ProxySessionOptions): Server {
       link.lost = true;
       if (closed) return;
       const waitMs = supervisor.failed(Date.now() - link.startedAt);
+      const holdsState = subscriptions.size > 0 || logLevel !== undefined;
       options.onError(
         new Error(
-          `the upstream session ended after ${Date.now() - link.startedAt} ms; the downstream session's next request opens a new one${waitMs > 0 ? ` (in ${waitMs} ms at the earliest)` : ''}`,
+          `the upstream session ended after ${Date.now() - link.startedAt} ms; ${holdsState ? 'a new one is sought now' : "the downstream session's next request opens a new one"}${waitMs > 0 ? ` (in ${waitMs} ms at the earliest)` : ''}`,
         ),
       );
+      if (holdsState) reconnectInBackground();
     };
     try {
       await withTimeout(client.connect(options.openUpstream(downstream), { timeout: connectTimeoutMs }), connectTimeoutMs, 'the upstream did not answer initialize');
@@ -210,6 +217,24 @@ export function createProxySession(options: ProxySessionOptions): Server {
       throw upstreamUnavailable();
     }
     return link;
+  }
+
+  /**
+   * A session that subscribed to resources or set a log level would hear nothing from a new
+   * upstream session until its next request opened one: it gets one now, through the
+   * supervisor's back-off (each failed try makes the next wait longer, up to 10 s), replaying its
+   * subscriptions. Sessions without such state wait for their next request, so an upstream that
+   * comes back is not met by every idle session at once.
+   */
+  function reconnectInBackground(): void {
+    if (reconnecting) return;
+    reconnecting = true;
+    void (async () => {
+      // Bounded: about an hour of tries at the longest back-off; the next request tries again after that.
+      for (let attempt = 0; attempt < maxBackgroundAttempts && !closed && (upstream === undefined || upstream.lost); attempt++) {
+        await currentLink().catch(() => undefined);
+      }
+    })().finally(() => (reconnecting = false));
   }
 
   /** The open upstream session, or a new one in place of the one that ended (one at a time, whoever asks). */
