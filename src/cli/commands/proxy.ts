@@ -1,4 +1,5 @@
 import type { UpstreamSpec } from '../../proxy/upstream-command.js';
+import { eraMismatchMessage } from '../../proxy/upstream-era.js';
 import { upstreamSessionHeaders } from '../../proxy/upstream-headers.js';
 import type { ServeTelemetry } from '../otel-runtime.js';
 import { createDecisionLogger } from '../../serve/decision-log.js';
@@ -99,7 +100,8 @@ export const proxyCommand: Command = {
       try {
         summary = await runtime.inspectUpstream(wire, openUpstream(), startupTimeoutMs);
       } catch (error) {
-        throw new InputError(`${command}: cannot reach the upstream ${upstreamName}: ${error instanceof Error ? error.message : String(error)}`);
+        const detail = eraMismatchMessage(error) ?? (error instanceof Error ? error.message : String(error));
+        throw new InputError(`${command}: cannot reach the upstream ${upstreamName}: ${detail}`);
       }
       const overlayName = settings.overlayPath === undefined ? undefined : displayPath(io, resolvePath(io, settings.overlayPath));
       for (const key of summary.unmatchedOverlayKeys) writeLines(io.stderr, `${overlayName}: metadata.${key}: warning: matches no primitive of the upstream`);
