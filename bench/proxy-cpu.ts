@@ -8,46 +8,19 @@
 // another checkout (its node_modules linked), for a before/after in one run.
 //
 //   CALLS (per target per repetition, default 2000)  REPEAT (default 3)
-import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
-import { createServer } from 'node:net';
-import { loadavg, tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { readdirSync, readFileSync } from 'node:fs';
+import { loadavg } from 'node:os';
 import { envInt } from './process-env.js';
-import { proxyBenchClientName, proxyBenchOverlay, proxyBenchPolicy } from './proxy-memory.js';
+import { createChildren, freePort, listeningUrl, proxyBenchClientName, tsxLoader, upstreamArgs, writeBenchPolicyFiles } from './proxy-bench-setup.js';
 import { closeAgent, openSession, post } from './raw-mcp.js';
 
 const calls = envInt('CALLS', 2000);
 const repeat = envInt('REPEAT', 3);
 const profileDir = process.env['PROFILE_DIR'];
 const baselineDir = process.env['BASELINE_DIR'];
-const tsxLoader = createRequire(import.meta.url).resolve('tsx');
-const upstreamArgs = ['--import', tsxLoader, 'bench/proxy-upstream.ts'];
-const workDir = mkdtempSync(join(tmpdir(), 'mcp-gate-bench-proxy-cpu-'));
-const policyPath = join(workDir, 'policy.json');
-const overlayPath = join(workDir, 'overlay.json');
-writeFileSync(policyPath, JSON.stringify(proxyBenchPolicy));
-writeFileSync(overlayPath, JSON.stringify(proxyBenchOverlay));
-
-const children: ChildProcess[] = [];
-function start(args: readonly string[], cwd = process.cwd()): { child: ChildProcess; stderr(): string } {
-  const child = spawn(process.execPath, args, { cwd, stdio: ['ignore', 'ignore', 'pipe'] });
-  let stderr = '';
-  child.stderr!.setEncoding('utf8').on('data', (text: string) => (stderr += text));
-  children.push(child);
-  return { child, stderr: () => stderr };
-}
-
-async function listening(started: { child: ChildProcess; stderr(): string }, what: string): Promise<URL> {
-  const deadline = Date.now() + 120_000;
-  for (;;) {
-    const match = /listening on (http:\/\/127\.0\.0\.1:\d+\/mcp)/.exec(started.stderr());
-    if (match) return new URL(match[1]!);
-    if (started.child.exitCode !== null || Date.now() > deadline) throw new Error(`${what} did not start:\n${started.stderr()}`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-}
+const { policyPath, overlayPath } = writeBenchPolicyFiles();
+const children = createChildren();
+const start = (args: readonly string[], cwd?: string) => children.start(args, cwd);
 
 /** User + system CPU of one process so far, in ms (clock ticks of 10 ms). */
 function cpuMs(pid: number): number {
@@ -69,14 +42,6 @@ function childrenOf(pid: number): number[] {
       }
     })
     .map(Number);
-}
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise((resolve) => server.close(resolve));
-  return port;
 }
 
 interface Target {
@@ -118,13 +83,13 @@ try {
       .join(' ')}`,
   );
   const upstream = start([...upstreamArgs, 'http']);
-  const directUrl = await listening(upstream, 'the HTTP upstream');
+  const directUrl = await listeningUrl(upstream, 'the HTTP upstream');
   const gate = start(proxyArgs(['--upstream-cmd', [process.execPath, ...upstreamArgs, 'stdio'].join(' ')]));
-  const gateUrl = await listening(gate, 'mcp-gate proxy --upstream-cmd');
+  const gateUrl = await listeningUrl(gate, 'mcp-gate proxy --upstream-cmd');
   const baseline = baselineDir === undefined ? undefined : start(proxyArgs(['--upstream-cmd', [process.execPath, ...upstreamArgs, 'stdio'].join(' ')]), baselineDir);
-  const baselineUrl = baseline === undefined ? undefined : await listening(baseline, `mcp-gate proxy in ${baselineDir}`);
+  const baselineUrl = baseline === undefined ? undefined : await listeningUrl(baseline, `mcp-gate proxy in ${baselineDir}`);
   const gateHttp = start(proxyArgs(['--upstream-url', directUrl.href]));
-  const gateHttpUrl = await listening(gateHttp, 'mcp-gate proxy --upstream-url');
+  const gateHttpUrl = await listeningUrl(gateHttp, 'mcp-gate proxy --upstream-url');
   const mcpProxyPort = await freePort();
   const mcpProxy = start([
     'node_modules/mcp-proxy/dist/bin/mcp-proxy.mjs',
@@ -192,5 +157,5 @@ try {
   );
 } finally {
   closeAgent();
-  for (const child of children) child.kill('SIGTERM');
+  children.killAll();
 }
