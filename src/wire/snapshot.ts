@@ -89,7 +89,7 @@ function buildSnapshot(fetched: readonly FetchedList[], version: number, overlay
  * client's capabilities or headers), so each connection still fetches its own lists; when they
  * are the same as another connection's, byte for byte as JSON, it gets that connection's snapshot
  * (the catalog, the items and the lists the policy view caches per catalog) rather than a copy.
- * With the 1,000-tool bench upstream a session's heap went from about 1,960 kB to about 150 kB
+ * With the 1,000-tool bench upstream a session's heap went from about 1,960 kB to 120–150 kB
  * (bench/proxy-memory.ts). A snapshot is forgotten once no connection holds it.
  */
 export class SharedSnapshots {
