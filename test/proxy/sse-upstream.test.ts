@@ -8,7 +8,7 @@ import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createRecordingUpstream } from '../wire/recording-upstream.mjs';
 import { toolNames } from '../serve/harness.js';
-import { connectClient, startProxy, type RunningProxy } from './harness.js';
+import { connectClient, startProxy, waitFor, type RunningProxy } from './harness.js';
 
 interface SseUpstream {
   readonly url: URL;
@@ -19,7 +19,7 @@ interface SseUpstream {
 }
 
 /** The SDK's documented legacy wiring: GET /sse opens a connection, POST /messages?sessionId=… carries the client's messages. */
-async function startSseUpstream(): Promise<SseUpstream> {
+async function startSseUpstream(port = 0): Promise<SseUpstream> {
   const transports = new Map<string, SSEServerTransport>();
   const received: SseUpstream['received'] = [];
   let connections = 0;
@@ -46,10 +46,10 @@ async function startSseUpstream(): Promise<SseUpstream> {
     }
     response.writeHead(404).end('not found');
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
+  await new Promise<void>((resolve) => server.listen(port, '127.0.0.1', resolve));
+  const address = server.address() as AddressInfo;
   return {
-    url: new URL(`http://127.0.0.1:${port}/sse`),
+    url: new URL(`http://127.0.0.1:${address.port}/sse`),
     received,
     connections: () => connections,
     async close() {
@@ -96,6 +96,19 @@ describe('mcp-gate proxy --upstream-transport sse', () => {
     expect(upstream.connections()).toBe(3);
     const initializes = upstream.received.filter((message) => message.method === 'initialize').map((message) => (message.params?.['clientInfo'] as { name: string }).name);
     expect(initializes).toEqual(['mcp-gate-proxy-startup-check', 'visitor-client', 'admin-client']);
+  });
+
+  it('answers as unavailable while the upstream is down, and reconnects the same session once it is back', { timeout: 60_000 }, async () => {
+    const client = await connectClient(proxy.url, { name: 'visitor-client' });
+    clients.push(client);
+    const echo = async (message: string) => JSON.stringify((await client.callTool({ name: 'public-echo', arguments: { message } })).content);
+    expect(await echo('before')).toContain('echo: before');
+    await upstream.close();
+    await waitFor('the proxy to see the upstream end', () => (proxy.stderr().includes('the upstream session ended') ? true : undefined), 20_000);
+    await expect(echo('anyone?')).rejects.toThrow('MCP error -32603: The upstream server is not available');
+    upstream = await startSseUpstream(Number(upstream.url.port));
+    // The back-off after the failures may hold the next start for up to 10 s.
+    expect(await echo('after')).toContain('echo: after');
   });
 
   it('says what to pass when the URL of a legacy server is given without it', { timeout: 60_000 }, async () => {
