@@ -12,91 +12,35 @@
 // tools/list of 1,000 tools <= 0.3x direct (the proxy answers from its cached list).
 //
 //   ROUNDS (default 30)  CALLS (requests per target per round, default 20)  PROXY_SESSIONS (default 50)
-import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
-import { createRequire } from 'node:module';
-import { loadavg, tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { loadavg } from 'node:os';
 import { compileOverlay } from '../src/wire/overlay.js';
-import { createWireGate, serveProxyHttp } from '../src/proxy/proxy-runtime.js';
-import { openUpstreamTransport } from '../src/proxy/upstream-transport.js';
-import { collectGarbage, envInt } from './process-env.js';
+import { envInt } from './process-env.js';
+import { measureProxyMemory } from './proxy-memory.js';
+import {
+  createChildren,
+  freePort,
+  listeningUrl,
+  proxyBenchClientName,
+  proxyBenchOverlay,
+  proxyBenchPolicy,
+  tsxLoader,
+  until,
+  upstreamArgs,
+  writeBenchPolicyFiles,
+} from './proxy-bench-setup.js';
 import { closeAgent, post } from './raw-mcp.js';
 import { writeResults } from './sdk-harness.js';
 
 const rounds = envInt('ROUNDS', 30);
 const callsPerRound = envInt('CALLS', 20);
 const proxySessions = envInt('PROXY_SESSIONS', 50);
-const tsxLoader = createRequire(import.meta.url).resolve('tsx');
-const upstreamArgs = ['--import', tsxLoader, 'bench/proxy-upstream.ts'];
 const upstreamCommand = [process.execPath, ...upstreamArgs, 'stdio'].join(' ');
 
-// The sdk benches' policy (a header rule and a client-name rule, evaluated on every tool) with an
-// overlay tagging a tenth of the tools beta: the bench client is a beta client, so every tool stays
-// visible and each target's answers are the same bytes.
-const workDir = mkdtempSync(join(tmpdir(), 'mcp-gate-bench-proxy-'));
-const policyPath = join(workDir, 'policy.json');
-const overlayPath = join(workDir, 'overlay.json');
-const policyDocument = {
-  version: 1,
-  default: 'allow',
-  rules: [
-    { id: 'internal-needs-header', effect: 'deny', appliesTo: { groups: ['internal'] }, when: { '!=': [{ var: 'request.headers.x-internal' }, '1'] } },
-    { id: 'beta-for-beta-clients', effect: 'deny', appliesTo: { tags: ['beta'] }, when: { '!': [{ starts_with: [{ var: 'client.name' }, 'beta'] }] } },
-  ],
-};
-const overlayDocument = { metadata: { 'tool:tool-*9': { tags: ['beta'] } } };
-writeFileSync(policyPath, JSON.stringify(policyDocument));
-writeFileSync(overlayPath, JSON.stringify(overlayDocument));
-const clientName = 'beta-bench-client';
-
-interface Child {
-  readonly child: ChildProcess;
-  stderr(): string;
-}
-
-const children: Child[] = [];
-
-function startChild(args: readonly string[]): Child {
-  const child = spawn(process.execPath, args, { cwd: process.cwd(), stdio: ['ignore', 'ignore', 'pipe'] });
-  let stderr = '';
-  child.stderr!.setEncoding('utf8').on('data', (text: string) => (stderr += text));
-  const started = { child, stderr: () => stderr };
-  children.push(started);
-  return started;
-}
-
-async function until<T>(what: string, check: () => Promise<T | undefined> | T | undefined, timeoutMs = 60_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await check();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-}
-
-const listeningUrl = (child: Child, what: string) =>
-  until(
-    what,
-    () => {
-      if (child.child.exitCode !== null) throw new Error(`${what}: exited ${child.child.exitCode}:\n${child.stderr()}`);
-      const match = /listening on (http:\/\/127\.0\.0\.1:\d+\/mcp)/.exec(child.stderr());
-      return match ? new URL(match[1]!) : undefined;
-    },
-    120_000,
-  ).catch((error: unknown) => {
-    throw new Error(`${error instanceof Error ? error.message : String(error)}; its stderr:\n${child.stderr()}`);
-  });
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
+// Every tool stays visible to the bench client (a beta client), so each target's answers are the same bytes.
+const { policyPath, overlayPath } = writeBenchPolicyFiles();
+const clientName = proxyBenchClientName;
+const children = createChildren();
+const startChild = (args: readonly string[]) => children.start(args);
 
 /** The JSON-RPC answer in a POST's body (JSON, or the SSE event that carries it). */
 function answerOf(body: string, id: number): Record<string, unknown> {
@@ -301,30 +245,16 @@ try {
   );
 
   // Heap per proxied session: the proxy in this process, in front of the HTTP upstream (no process per session).
-  const heapMb = () => {
-    collectGarbage();
-    collectGarbage();
-    return process.memoryUsage().heapUsed / 1024 / 1024;
-  };
-  const controller = new AbortController();
-  const wire = createWireGate({ policy: policyDocument as never, overlay: compileOverlay(overlayDocument), onError: () => undefined });
-  const inProcess = await serveProxyHttp(
-    wire,
-    () => openUpstreamTransport({ kind: 'url', url: directUrl }, { cwd: process.cwd() }),
-    { port: 0, maxSessions: proxySessions + 10, sessionIdleTimeoutMs: 0 },
-    controller.signal,
-    () => undefined,
-  );
-  const warm = await openTarget('in-process', inProcess.host.url);
-  await request(warm, 'tools/list', {});
-  const baseMb = heapMb();
-  for (let index = 0; index < proxySessions; index++) await request(await openTarget('in-process', inProcess.host.url), 'tools/list', {});
-  const perSessionKb = ((heapMb() - baseMb) * 1024) / proxySessions;
+  const { perSessionKb, baseMb } = await measureProxyMemory({
+    upstreamUrl: directUrl,
+    policyDocument: proxyBenchPolicy,
+    overlay: compileOverlay(proxyBenchOverlay),
+    sessions: proxySessions,
+    clientName,
+  });
   console.log(
     `\nmemory: ${proxySessions} more proxied sessions (each initialized and listed once, upstream of 1,000 tools over HTTP): ${perSessionKb.toFixed(0)} kB of heap per session after GC (heap ${baseMb.toFixed(1)} MB before)`,
   );
-  controller.abort();
-  await inProcess.close();
 
   console.log(
     `load average at end ${loadavg()
@@ -334,5 +264,5 @@ try {
   writeResults('proxy-call.json', { loadavg: loadavg(), rounds, callsPerRound, calls, lists, proxySessions, perSessionKb });
 } finally {
   closeAgent();
-  for (const { child } of children) child.kill('SIGTERM');
+  children.killAll();
 }

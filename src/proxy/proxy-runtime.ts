@@ -50,6 +50,8 @@ export interface ProxyHttpSettings {
   readonly sessionIdleTimeoutMs: number;
   /** Verifies each request's bearer token (--jwks); without it `auth` is empty. */
   readonly bearer?: BearerVerifier | undefined;
+  /** --upstream-ping: how often a session with requests waiting pings its upstream session (off when undefined). */
+  readonly upstreamPingMs?: number | undefined;
 }
 
 /** Opens a downstream session's upstream transport, given the headers of the session's initialize (none over stdio). */
@@ -65,7 +67,7 @@ export async function serveProxyHttp(
   // One restart back-off for all sessions: a crashing upstream command is not spawned once per client in a tight loop.
   const supervisor = new UpstreamSupervisor();
   const host = await startHttpHost({
-    createServer: () => createProxySession({ wire, openUpstream, onError, supervisor }),
+    createServer: () => createProxySession({ wire, openUpstream, onError, supervisor, upstreamPingMs: settings.upstreamPingMs }),
     // The wire gate attaches to each session's upstream when its initialize arrives.
     gate: { install() {} },
     port: settings.port,
@@ -83,6 +85,7 @@ export async function serveProxyStdio(
   stdio: { readonly input: Readable; readonly output: Writable },
   signal: AbortSignal,
   onError: (error: unknown) => void,
+  settings: { readonly upstreamPingMs?: number | undefined } = {},
 ): Promise<Serving> {
-  return serveOverStdio(createProxySession({ wire, openUpstream, onError }), stdio, signal);
+  return serveOverStdio(createProxySession({ wire, openUpstream, onError, upstreamPingMs: settings.upstreamPingMs }), stdio, signal);
 }

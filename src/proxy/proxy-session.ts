@@ -40,6 +40,14 @@ export interface ProxySessionOptions {
   readonly connectTimeoutMs?: number;
   /** After a transport error, an upstream that does not answer a ping within this long is taken as gone (default 5 s). */
   readonly probeTimeoutMs?: number;
+  /**
+   * While requests of the session wait on its upstream session, ping the upstream this often, so
+   * that one that hangs without a transport error (a stopped process, a server that accepts
+   * connections and never answers) is taken as gone after one unanswered ping (probeTimeoutMs)
+   * rather than when each request times out. Off by default: an upstream that blocks its event
+   * loop in a long tool call would miss a ping too, and be taken as gone.
+   */
+  readonly upstreamPingMs?: number | undefined;
 }
 
 // Everything a downstream client may ask for: the SDK checks handlers and notifications against
@@ -73,6 +81,9 @@ interface UpstreamLink {
   check: Promise<boolean> | undefined;
 }
 
+/** Tries of reconnectInBackground before it leaves the reconnection to the session's next request. */
+const maxBackgroundAttempts = 360;
+
 const listKinds: Readonly<Record<ListKind, readonly PrimitiveKind[]>> = { tools: ['tool'], prompts: ['prompt'], resources: ['resource', 'resourceTemplate'] };
 
 /**
@@ -103,6 +114,10 @@ export function createProxySession(options: ProxySessionOptions): Server {
   let closed = false;
   /** Downstream requests now waiting for the upstream: where an upstream request during one belongs. */
   const forwarding = new Set<string | number>();
+  /** The pings of --upstream-ping, running while `forwarding` is not empty. */
+  let pinging: ReturnType<typeof setInterval> | undefined;
+  /** Set while a new upstream session is sought without a request asking for one. */
+  let reconnecting = false;
   /** Session state an upstream session holds, replayed on a new one: subscribed URIs and the log level, each with the request that set it. */
   const subscriptions = new Map<string, RequestContextInput>();
   let logLevel: { readonly params: Record<string, unknown> | undefined; readonly input: RequestContextInput } | undefined;
@@ -112,6 +127,7 @@ export function createProxySession(options: ProxySessionOptions): Server {
   const close = () => {
     if (closed) return;
     closed = true;
+    clearInterval(pinging);
     void upstream?.client.close().catch(options.onError);
     void server.close().catch(options.onError);
   };
@@ -169,11 +185,13 @@ export function createProxySession(options: ProxySessionOptions): Server {
       link.lost = true;
       if (closed) return;
       const waitMs = supervisor.failed(Date.now() - link.startedAt);
+      const holdsState = subscriptions.size > 0 || logLevel !== undefined;
       options.onError(
         new Error(
-          `the upstream session ended after ${Date.now() - link.startedAt} ms; the downstream session's next request opens a new one${waitMs > 0 ? ` (in ${waitMs} ms at the earliest)` : ''}`,
+          `the upstream session ended after ${Date.now() - link.startedAt} ms; ${holdsState ? 'a new one is sought now' : "the downstream session's next request opens a new one"}${waitMs > 0 ? ` (in ${waitMs} ms at the earliest)` : ''}`,
         ),
       );
+      if (holdsState) reconnectInBackground();
     };
     try {
       await withTimeout(client.connect(options.openUpstream(downstream), { timeout: connectTimeoutMs }), connectTimeoutMs, 'the upstream did not answer initialize');
@@ -199,6 +217,24 @@ export function createProxySession(options: ProxySessionOptions): Server {
       throw upstreamUnavailable();
     }
     return link;
+  }
+
+  /**
+   * A session that subscribed to resources or set a log level would hear nothing from a new
+   * upstream session until its next request opened one: it gets one now, through the
+   * supervisor's back-off (each failed try makes the next wait longer, up to 10 s), replaying its
+   * subscriptions. Sessions without such state wait for their next request, so an upstream that
+   * comes back is not met by every idle session at once.
+   */
+  function reconnectInBackground(): void {
+    if (reconnecting) return;
+    reconnecting = true;
+    void (async () => {
+      // Bounded: about an hour of tries at the longest back-off; the next request tries again after that.
+      for (let attempt = 0; attempt < maxBackgroundAttempts && !closed && (upstream === undefined || upstream.lost); attempt++) {
+        await currentLink().catch(() => undefined);
+      }
+    })().finally(() => (reconnecting = false));
   }
 
   /** The open upstream session, or a new one in place of the one that ended (one at a time, whoever asks). */
@@ -289,6 +325,12 @@ export function createProxySession(options: ProxySessionOptions): Server {
     const input = contextInput(request.method, extra, initialized.clientInfo, initialized.capabilities);
     lastInput = input;
     forwarding.add(request.id);
+    if (options.upstreamPingMs !== undefined && options.upstreamPingMs > 0) {
+      // One unanswered ping closes the upstream session: its waiting requests are answered at once.
+      pinging ??= setInterval(() => {
+        if (upstream !== undefined && !upstream.lost && upstream.check === undefined) void isAlive(upstream);
+      }, options.upstreamPingMs);
+    }
     try {
       const result = await link.connection.handle({ method: request.method, params, id: request.id }, input, { signal: extra.signal, onprogress, timeoutMs });
       await Promise.all(progressSent);
@@ -300,6 +342,10 @@ export function createProxySession(options: ProxySessionOptions): Server {
       throw error;
     } finally {
       forwarding.delete(request.id);
+      if (forwarding.size === 0) {
+        clearInterval(pinging);
+        pinging = undefined;
+      }
     }
   };
 

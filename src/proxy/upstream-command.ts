@@ -1,7 +1,12 @@
 // Apart from the SDK: `mcp-gate proxy --help` and argument checks load this without it.
 
-/** Where the proxy's upstream is: a command it spawns and speaks stdio to, or a Streamable HTTP URL. */
-export type UpstreamSpec = { readonly kind: 'command'; readonly command: string; readonly args: readonly string[] } | { readonly kind: 'url'; readonly url: URL };
+/** How the proxy speaks to an upstream URL: Streamable HTTP, or the legacy HTTP+SSE transport of protocol 2024-11-05. */
+export type UpstreamHttpTransport = 'streamable-http' | 'sse';
+
+/** Where the proxy's upstream is: a command it spawns and speaks stdio to, or a URL (Streamable HTTP unless `transport` says 'sse'). */
+export type UpstreamSpec =
+  | { readonly kind: 'command'; readonly command: string; readonly args: readonly string[] }
+  | { readonly kind: 'url'; readonly url: URL; readonly transport?: UpstreamHttpTransport };
 
 /**
  * Splits `--upstream-cmd "CMD ARGS"` into a command and its arguments as a POSIX shell would for

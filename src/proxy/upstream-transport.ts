@@ -1,3 +1,4 @@
+import { SSEClientTransport } from '@modelcontextprotocol/sdk/client/sse.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
@@ -15,11 +16,15 @@ export interface UpstreamTransportOptions {
 /**
  * A new transport to the upstream: for a command, a new process (spawned without a shell, with
  * the proxy's environment, as a wrapper is expected to pass it on); for a URL, a new Streamable
- * HTTP session with `options.headers` and nothing of the client's request besides: its
- * `Authorization` never reaches the upstream.
+ * HTTP session (or HTTP+SSE connection) with `options.headers` and nothing of the client's
+ * request besides: its `Authorization` never reaches the upstream.
  */
 export function openUpstreamTransport(spec: UpstreamSpec, options: UpstreamTransportOptions): Transport {
-  if (spec.kind === 'url') return new StreamableHTTPClientTransport(spec.url, { requestInit: { headers: { ...options.headers } } });
+  if (spec.kind === 'url') {
+    const requestInit = { headers: { ...options.headers } };
+    // The legacy transport: a GET event stream the server answers on, and POSTs to the endpoint it names.
+    return spec.transport === 'sse' ? new SSEClientTransport(spec.url, { requestInit }) : new StreamableHTTPClientTransport(spec.url, { requestInit });
+  }
   const transport = new StdioClientTransport({
     command: spec.command,
     args: [...spec.args],

@@ -1,8 +1,9 @@
+import { createHash } from 'node:crypto';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { UriTemplate } from '@modelcontextprotocol/sdk/shared/uriTemplate.js';
 import type { PrimitiveAnnotation, PrimitiveKind } from '../core/context.js';
-import { buildCatalog, type Catalog, type PrimitiveSource } from '../adapter/catalog.js';
-import type { ListItem } from '../adapter/list-items.js';
+import { buildCatalog, type Catalog, type CatalogEntry, type PrimitiveSource } from '../adapter/catalog.js';
+import { visibleItems, type ListCounts, type ListItem } from '../adapter/list-items.js';
 import { metadataKey, readGateMeta } from '../adapter/metadata.js';
 import type { MatchableTemplates } from '../adapter/routing.js';
 import type { Overlay } from './overlay.js';
@@ -26,10 +27,22 @@ export interface UpstreamSnapshot {
 
 const kinds = Object.keys(upstreamLists) as PrimitiveKind[];
 
+/** One list as the upstream answered it: every item of every page, or its JSON-RPC error. */
+interface FetchedList {
+  readonly kind: PrimitiveKind;
+  readonly items: readonly ListItem[];
+  readonly error?: RelayedError;
+}
+
 /** Fetches every page of the four lists and builds the catalog; an error that is not JSON-RPC (a lost connection) rejects. */
 export async function fetchSnapshot(client: Client, version: number, overlay: Overlay, versionSeparator: string, options?: ForwardOptions): Promise<UpstreamSnapshot> {
-  const fetched = await Promise.all(
-    kinds.map(async (kind) => {
+  return buildSnapshot(await fetchLists(client, options), version, overlay, versionSeparator);
+}
+
+/** Every page of the four lists; a list the upstream refuses with a JSON-RPC error keeps the error. */
+export async function fetchLists(client: Client, options?: ForwardOptions): Promise<readonly FetchedList[]> {
+  return Promise.all(
+    kinds.map(async (kind): Promise<FetchedList> => {
       const { method, field } = upstreamLists[kind];
       try {
         return { kind, items: await fetchWholeList(client, method, field, options) };
@@ -39,11 +52,14 @@ export async function fetchSnapshot(client: Client, version: number, overlay: Ov
       }
     }),
   );
+}
+
+function buildSnapshot(fetched: readonly FetchedList[], version: number, overlay: Overlay, versionSeparator: string): UpstreamSnapshot {
   const itemsByKind = new Map<PrimitiveKind, Map<string, ListItem>>();
   const errors = new Map<PrimitiveKind, RelayedError>();
   const sources: PrimitiveSource[] = [];
   const annotations = new Map<string, PrimitiveAnnotation>();
-  for (const { kind, items, error } of fetched as { kind: PrimitiveKind; items: ListItem[]; error?: RelayedError }[]) {
+  for (const { kind, items, error } of fetched) {
     if (error) errors.set(kind, error);
     const byKey = new Map<string, ListItem>();
     itemsByKind.set(kind, byKey);
@@ -65,6 +81,79 @@ export async function fetchSnapshot(client: Client, version: number, overlay: Ov
     listError: (kind) => errors.get(kind),
     templates: matchableTemplates(catalog),
   };
+}
+
+/**
+ * The snapshots of one wire gate, shared by its connections. Every downstream session of the
+ * proxy has its own upstream session, whose lists may differ (an upstream may list by the
+ * client's capabilities or headers), so each connection still fetches its own lists; when they
+ * are the same as another connection's, byte for byte as JSON, it gets that connection's snapshot
+ * (the catalog, the items and the lists the policy view caches per catalog) rather than a copy.
+ * With the 1,000-tool bench upstream a session's heap went from about 1,960 kB to 120–150 kB
+ * (bench/proxy-memory.ts). A snapshot is forgotten once no connection holds it.
+ */
+export class SharedSnapshots {
+  readonly #overlay: Overlay;
+  readonly #versionSeparator: string;
+  readonly #exposeRequirements: boolean;
+  readonly #byContent = new Map<string, WeakRef<UpstreamSnapshot>>();
+  readonly #forget = new FinalizationRegistry<string>((contentKey) => {
+    if (this.#byContent.get(contentKey)?.deref() === undefined) this.#byContent.delete(contentKey);
+  });
+  /** The client-facing items of each visible list (the policy view keeps one array per catalog and context). */
+  readonly #publicItems = new WeakMap<readonly CatalogEntry[], { items: readonly ListItem[]; counts: ListCounts }>();
+  #version = 0;
+
+  constructor(overlay: Overlay, settings: { readonly versionSeparator: string; readonly exposeRequirements: boolean }) {
+    this.#overlay = overlay;
+    this.#versionSeparator = settings.versionSeparator;
+    this.#exposeRequirements = settings.exposeRequirements;
+  }
+
+  /** How many distinct snapshots are held now. */
+  get size(): number {
+    let held = 0;
+    for (const reference of this.#byContent.values()) if (reference.deref() !== undefined) held++;
+    return held;
+  }
+
+  /** The upstream's lists now, as a snapshot shared with every connection whose upstream listed the same. */
+  async fetch(client: Client, options?: ForwardOptions): Promise<UpstreamSnapshot> {
+    const fetched = await fetchLists(client, options);
+    const contentKey = contentKeyOf(fetched);
+    if (contentKey === undefined) return buildSnapshot(fetched, ++this.#version, this.#overlay, this.#versionSeparator);
+    const shared = this.#byContent.get(contentKey)?.deref();
+    if (shared !== undefined) return shared;
+    const snapshot = buildSnapshot(fetched, ++this.#version, this.#overlay, this.#versionSeparator);
+    this.#byContent.set(contentKey, new WeakRef(snapshot));
+    this.#forget.register(snapshot, contentKey);
+    return snapshot;
+  }
+
+  /** The items a client sees for these visible entries of `snapshot` (computed once per visible list). */
+  visibleItems(snapshot: UpstreamSnapshot, kind: PrimitiveKind, visible: readonly CatalogEntry[]): { items: readonly ListItem[]; counts: ListCounts } {
+    let listed = this.#publicItems.get(visible);
+    if (!listed) this.#publicItems.set(visible, (listed = visibleItems(visible, snapshot.itemsOf(kind), this.#exposeRequirements)));
+    return listed;
+  }
+}
+
+/**
+ * A digest of the lists as JSON (the items in the upstream's order, with their keys in its
+ * order, and the errors): equal digests are equal lists. Undefined for lists that are not JSON
+ * (an in-process upstream may hand over anything): those are never shared.
+ */
+function contentKeyOf(fetched: readonly FetchedList[]): string | undefined {
+  const digest = createHash('sha256');
+  try {
+    for (const { kind, items, error } of fetched) {
+      digest.update(kind);
+      digest.update(JSON.stringify(error === undefined ? [items] : [items, error.code, error.message, error.data ?? null]));
+    }
+  } catch {
+    return undefined;
+  }
+  return digest.digest('base64');
 }
 
 /** A list item as a catalog source; undefined for an item without the fields that name it. */

@@ -10,20 +10,20 @@ import {
   type RequestContext,
   type RequestContextInput,
 } from '../core/context.js';
-import type { Catalog, CatalogEntry } from '../adapter/catalog.js';
+import type { Catalog } from '../adapter/catalog.js';
 import { contextPlanFor } from '../adapter/context-plan.js';
 import { resolveRequestFlags } from '../adapter/flag-resolution.js';
 import { flagFallbacksOf, withFlagValues } from '../core/flag-values.js';
 import type { GatedSession, GateRuntime } from '../adapter/gate-runtime.js';
 import type { GatedRequest } from '../adapter/gated-request.js';
 import type { ListKind } from '../adapter/list-changes.js';
-import { pageOf, visibleItems, type ListCounts, type ListItem } from '../adapter/list-items.js';
+import { pageOf, type ListCounts, type ListItem } from '../adapter/list-items.js';
 import type { PolicyView } from '../adapter/policy-view.js';
 import { resourceCandidates, routePrompt, routeResourceRead, routeTemplateCompletion, routeToolCall, type Route } from '../adapter/routing.js';
 import type { Overlay } from './overlay.js';
 import { ProgressRelay } from './progress-relay.js';
 import { RelayedError } from './relayed-error.js';
-import { fetchSnapshot, type UpstreamSnapshot } from './snapshot.js';
+import { SharedSnapshots, type UpstreamSnapshot } from './snapshot.js';
 import { answerAs, createProbeToken, probeName, probeUri } from './unknown-probe.js';
 import { forwardRequest, upstreamLists, type ForwardOptions } from './upstream.js';
 
@@ -65,24 +65,25 @@ export class WireConnection implements GatedSession {
   readonly ready: Promise<void>;
   readonly #runtime: GateRuntime;
   readonly #overlay: Overlay;
+  readonly #snapshots: SharedSnapshots;
   readonly #hooks: WireSessionHooks;
   readonly #probeToken = createProbeToken();
   readonly #progress: ProgressRelay;
   #snapshot: UpstreamSnapshot | undefined;
   /** The snapshot requests wait for: the one being fetched while a refresh runs, so a new primitive is never forwarded undecided. */
   #pending: Promise<UpstreamSnapshot>;
-  #version = 0;
   #refreshing: Promise<void> | undefined;
   #refreshAgain = false;
   /** The latest request's context: what a refresh compares visible lists for. */
   #lastContext: RequestContext | undefined;
-  readonly #publicItems = new WeakMap<readonly CatalogEntry[], { items: readonly ListItem[]; counts: ListCounts }>();
   #planned: { readonly view: PolicyView; readonly catalog: Catalog; readonly plan: ContextPlan } | undefined;
 
-  constructor(client: Client, runtime: GateRuntime, overlay: Overlay, hooks: WireSessionHooks) {
+  /** `snapshots`: the gate's, shared by its connections (one for this connection alone by default). */
+  constructor(client: Client, runtime: GateRuntime, overlay: Overlay, hooks: WireSessionHooks, snapshots = new SharedSnapshots(overlay, runtime.settings)) {
     this.client = client;
     this.#runtime = runtime;
     this.#overlay = overlay;
+    this.#snapshots = snapshots;
     this.#hooks = hooks;
     this.#progress = new ProgressRelay(client);
     this.#pending = this.#fetch();
@@ -169,7 +170,7 @@ export class WireConnection implements GatedSession {
   }
 
   async #fetch(): Promise<UpstreamSnapshot> {
-    const snapshot = await fetchSnapshot(this.client, ++this.#version, this.#overlay, this.#runtime.settings.versionSeparator);
+    const snapshot = await this.#snapshots.fetch(this.client);
     for (const error of snapshot.catalog.errors) this.#runtime.settings.reportError(error);
     this.#snapshot = snapshot;
     return snapshot;
@@ -206,9 +207,7 @@ export class WireConnection implements GatedSession {
 
   #visibleItems(gated: GatedRequest, kind: PrimitiveKind, snapshot: UpstreamSnapshot): { items: readonly ListItem[]; counts: ListCounts } {
     const visible = gated.view.visibleEntries(snapshot.catalog, kind, gated.context, gated.view.cacheKey(snapshot.catalog, gated.context));
-    let listed = this.#publicItems.get(visible);
-    if (!listed) this.#publicItems.set(visible, (listed = visibleItems(visible, snapshot.itemsOf(kind), this.#runtime.settings.exposeRequirements)));
-    return listed;
+    return this.#snapshots.visibleItems(snapshot, kind, visible);
   }
 
   /**
@@ -319,6 +318,8 @@ export class WireConnection implements GatedSession {
 
   /** The request upstream with one parameter swapped (a versioned tool's key, or a probe), answered with the requested name. */
   #forwardAs(request: WireRequest, options: ForwardOptions, field: string, sent: string, requested: string): Promise<unknown> {
+    // A visible primitive under its own name (most calls): nothing to swap, so the answer is not walked.
+    if (sent === requested) return forwardRequest(this.client, request.method, request.params, options);
     return answerAs(() => forwardRequest(this.client, request.method, { ...request.params, [field]: sent }, options), sent, requested);
   }
 

@@ -4,6 +4,7 @@ import type { Policy } from '../core/policy/types.js';
 import { readGateSettings, type SharedGateOptions } from '../adapter/gate-options.js';
 import { createPolicyHolder } from '../adapter/gate-runtime.js';
 import { compileOverlay, emptyOverlay, type Overlay } from './overlay.js';
+import { SharedSnapshots } from './snapshot.js';
 import { WireConnection, type WireSessionHooks } from './wire-connection.js';
 
 /** The options of a wire gate: the shared ones, with an overlay in place of `metadata`, and hidden always ≡ unknown. */
@@ -26,6 +27,8 @@ export function createWireGate(options: WireGateOptions): WireGate {
   const settings = readGateSettings({ ...options, metadata: undefined, denied: 'hide' } as SharedGateOptions);
   const holder = createPolicyHolder(options.policy, settings);
   const overlay = isOverlay(options.overlay) ? options.overlay : options.overlay === undefined ? emptyOverlay : compileOverlay(options.overlay);
+  // Connections whose upstreams list the same primitives share one snapshot of them.
+  const snapshots = new SharedSnapshots(overlay, settings);
   return {
     get policy() {
       return holder.policy;
@@ -33,7 +36,7 @@ export function createWireGate(options: WireGateOptions): WireGate {
     overlay,
     setPolicy: (next) => holder.setPolicy(next),
     async attach(client, hooks) {
-      const connection = new WireConnection(client, holder.runtime, overlay, hooks);
+      const connection = new WireConnection(client, holder.runtime, overlay, hooks, snapshots);
       await connection.ready;
       return connection;
     },

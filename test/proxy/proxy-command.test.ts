@@ -32,6 +32,12 @@ describe('mcp-gate proxy (command line)', () => {
       'mcp-gate proxy: --decision-log - would write into the MCP stream on stdout; give a file with --stdio',
     ],
     [['--policy', 'p.json', '--upstream-cmd', 'a', '--page-size', '0'], 'mcp-gate proxy: --page-size must be a whole number from 1 to 100000, got "0"'],
+    [['--policy', 'p.json', '--upstream-cmd', 'a', '--upstream-ping', '0'], 'mcp-gate proxy: --upstream-ping must be a whole number from 1 to 86400, got "0"'],
+    [
+      ['--policy', 'p.json', '--upstream-url', 'http://127.0.0.1:1/sse', '--upstream-transport', 'ws'],
+      'mcp-gate proxy: --upstream-transport must be streamable-http or sse, got "ws"',
+    ],
+    [['--policy', 'p.json', '--upstream-cmd', 'a', '--upstream-transport', 'sse'], 'mcp-gate proxy: --upstream-transport is for --upstream-url; --upstream-cmd speaks stdio'],
   ])('rejects %j with exit code 2', async (argv, message) => {
     const result = await runWith(['proxy', ...argv]);
     expect(result.stderr).toBe(`${message}\n`);

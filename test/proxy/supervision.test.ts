@@ -7,7 +7,10 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readFileSync } from 'node:fs';
-import { ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
+import { ResourceUpdatedNotificationSchema, SubscribeRequestSchema, ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
+import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { startHttpHost, type HttpHost } from '../../src/serve/http-host.js';
+import { createRecordingUpstream } from '../wire/recording-upstream.mjs';
 import { serveProxyHttp, createWireGate, type WireGateOptions } from '../../src/proxy/proxy-runtime.js';
 import { UpstreamSupervisor } from '../../src/proxy/supervisor.js';
 import { openUpstreamTransport } from '../../src/proxy/upstream-transport.js';
@@ -57,12 +60,16 @@ interface RunningSupervisedProxy {
   close(): Promise<void>;
 }
 
-async function startSupervisedProxy(openUpstream: () => Transport, gateOptions: Partial<WireGateOptions> = {}): Promise<RunningSupervisedProxy> {
+async function startSupervisedProxy(
+  openUpstream: () => Transport,
+  gateOptions: Partial<WireGateOptions> = {},
+  settings: { readonly upstreamPingMs?: number } = {},
+): Promise<RunningSupervisedProxy> {
   const errors: string[] = [];
   const onError = (error: unknown) => void errors.push(error instanceof Error ? error.message : String(error));
   const wire = createWireGate({ policy: allowAll, onError, ...gateOptions });
   const controller = new AbortController();
-  const serving = await serveProxyHttp(wire, openUpstream, { port: 0, maxSessions: 10, sessionIdleTimeoutMs: 0 }, controller.signal, onError);
+  const serving = await serveProxyHttp(wire, openUpstream, { port: 0, maxSessions: 10, sessionIdleTimeoutMs: 0, ...settings }, controller.signal, onError);
   return {
     url: serving.host.url,
     errors,
@@ -169,6 +176,104 @@ describe('mcp-gate proxy when a Streamable HTTP upstream stops answering', () =>
     // Back on the same port: the same downstream session opens a new upstream session.
     upstream = await startEverythingHttp(Number(upstream.url.port));
     expect(await echo(client, 'reconnected')).toContain('reconnected');
+  });
+});
+
+describe('mcp-gate proxy with --upstream-ping when a Streamable HTTP upstream hangs', () => {
+  let upstream: EverythingHttpUpstream;
+  let proxy: RunningSupervisedProxy;
+  let client: Client;
+
+  beforeAll(async () => {
+    upstream = await startEverythingHttp();
+    proxy = await startSupervisedProxy(() => openUpstreamTransport({ kind: 'url', url: upstream.url }, { cwd: repositoryRoot }), {}, { upstreamPingMs: 300 });
+    client = await connect(proxy.url, 'hung-upstream-session');
+  }, 60_000);
+
+  afterAll(async () => {
+    await client?.close();
+    await proxy?.close();
+    await upstream?.kill();
+  });
+
+  it('takes an upstream that stops answering (no transport error) as gone, answers the waiting call, and reconnects once it answers again', { timeout: 60_000 }, async () => {
+    const { call: pending } = await startLongCall(client);
+    // Stopped, the process keeps its port and connections open and answers nothing: without the
+    // pings, the call would wait for its own 25 s timeout and fail with another message.
+    process.kill(upstream.pid, 'SIGSTOP');
+    try {
+      await expect(pending).rejects.toThrow(wentAway);
+      expect(proxy.errors.join('\n')).toMatch(/the upstream session ended after \d+ ms/);
+    } finally {
+      process.kill(upstream.pid, 'SIGCONT');
+    }
+    // The same downstream session opens a new upstream session on its next request.
+    expect(await echo(client, 'answering again')).toContain('answering again');
+  });
+});
+
+describe('mcp-gate proxy when a Streamable HTTP upstream stops and starts again under an idle session', () => {
+  // The recording upstream in this process, over Streamable HTTP on 127.0.0.1, stopped and started
+  // again on the same port; each upstream session records the subscriptions it receives.
+  const servers: { server: McpServer; subscribed: string[] }[] = [];
+  let host: HttpHost;
+  let proxy: RunningSupervisedProxy;
+  let client: Client;
+  const updated: string[] = [];
+
+  const startUpstream = (port = 0) =>
+    startHttpHost({
+      createServer: () => {
+        const entry = { server: createRecordingUpstream(), subscribed: [] as string[] };
+        entry.server.server.setRequestHandler(SubscribeRequestSchema, (request) => {
+          entry.subscribed.push(request.params.uri);
+          return {};
+        });
+        servers.push(entry);
+        return entry.server;
+      },
+      gate: { install() {} },
+      port,
+      sessionIdleTimeoutMs: 0,
+    });
+
+  beforeAll(async () => {
+    host = await startUpstream();
+    proxy = await startSupervisedProxy(() => openUpstreamTransport({ kind: 'url', url: host.url }, { cwd: repositoryRoot }));
+    client = await connect(proxy.url, 'subscribed-session');
+    client.setNotificationHandler(ResourceUpdatedNotificationSchema, (notification) => void updated.push(notification.params.uri));
+  }, 60_000);
+
+  afterAll(async () => {
+    await client?.close();
+    await proxy?.close();
+    await host?.close();
+  });
+
+  it('notices the closed stream, seeks a new upstream session with back-off, and replays the subscription without a request', { timeout: 60_000 }, async () => {
+    await client.subscribeResource({ uri: 'test://docs/public' });
+    const first = servers.at(-1)!;
+    expect(first.subscribed).toEqual(['test://docs/public']);
+
+    // Stopped: the upstream session's stream closes, with no request of the client waiting.
+    await host.close();
+    await waitFor('the proxy to see the upstream end', () => (proxy.errors.some((message) => message.includes('the upstream session ended')) ? true : undefined), 20_000);
+    expect(proxy.errors.join('\n')).toContain('a new one is sought now');
+    // Down for a while: tries fail and are spaced by the back-off; the proxy stays up.
+    await new Promise((resolve) => setTimeout(resolve, 600));
+    const serversWhileDown = servers.length;
+
+    host = await startUpstream(Number(host.url.port));
+    const replayed = await waitFor(
+      'the subscription replayed upstream',
+      () => servers.slice(serversWhileDown).find((entry) => entry.subscribed.includes('test://docs/public')),
+      30_000,
+    );
+    // The client sent nothing since; the resource's updates reach it again.
+    await replayed.server.server.sendResourceUpdated({ uri: 'test://docs/public' });
+    await waitFor('the update to reach the client', () => (updated.includes('test://docs/public') ? true : undefined), 10_000);
+    const answer = await client.callTool({ name: 'public-echo', arguments: { message: 'still the same session' } });
+    expect(JSON.stringify(answer.content)).toContain('echo: still the same session');
   });
 });
 

@@ -1,4 +1,5 @@
 import type { UpstreamSpec } from '../../proxy/upstream-command.js';
+import { eraMismatchMessage } from '../../proxy/upstream-era.js';
 import { upstreamSessionHeaders } from '../../proxy/upstream-headers.js';
 import type { ServeTelemetry } from '../otel-runtime.js';
 import { createDecisionLogger } from '../../serve/decision-log.js';
@@ -29,7 +30,7 @@ export const proxyCommand: Command = {
   name: 'proxy',
   summary: 'gate any MCP server (a command over stdio, or a URL) behind a policy, over Streamable HTTP on 127.0.0.1 or stdio',
   usage:
-    'mcp-gate proxy --policy FILE [--overlay FILE] (--upstream-cmd "CMD ARGS" | --upstream-url URL) [--port N] [--host 127.0.0.1] [--stdio] [--watch] [--decision-log FILE|-] [--log-headers NAME,…] [--max-sessions N] [--session-idle-timeout SECONDS] [--page-size N] [--jwks FILE|URL --issuer ISS --audience AUD] [--upstream-header "NAME: VALUE"]… [--forward-header NAME]… [--otel]' +
+    'mcp-gate proxy --policy FILE [--overlay FILE] (--upstream-cmd "CMD ARGS" | --upstream-url URL) [--upstream-transport streamable-http|sse] [--port N] [--host 127.0.0.1] [--stdio] [--watch] [--decision-log FILE|-] [--log-headers NAME,…] [--max-sessions N] [--session-idle-timeout SECONDS] [--page-size N] [--jwks FILE|URL --issuer ISS --audience AUD] [--upstream-header "NAME: VALUE"]… [--forward-header NAME]… [--upstream-ping SECONDS] [--otel]' +
     policyFlagUsage(command),
   description: [
     `Puts the policy in front of an MCP server written in any language: spawned from --upstream-cmd`,
@@ -44,6 +45,11 @@ export const proxyCommand: Command = {
     policy: { type: 'string', value: 'FILE', description: 'the policy document (or --policy-flag)' },
     ...policyFlagOptionSpecs,
     ...upstreamOptionSpecs,
+    'upstream-transport': {
+      type: 'string',
+      value: 'streamable-http|sse',
+      description: "how to speak to --upstream-url: Streamable HTTP (default), or the legacy HTTP+SSE transport (the URL is the server's event stream, often /sse)",
+    },
     port: { type: 'string', value: 'N', description: `TCP port (default ${defaultPort}; 0 picks a free one)` },
     host: { type: 'string', value: '127.0.0.1', description: 'address to listen on; only 127.0.0.1 for now' },
     stdio: { type: 'boolean', description: 'speak MCP over stdin/stdout instead of HTTP (one session)' },
@@ -55,6 +61,11 @@ export const proxyCommand: Command = {
     'page-size': { type: 'string', value: 'N', description: "list page size with the proxy's own cursors (default: one page)" },
     ...bearerOptionSpecs,
     ...upstreamHeaderOptionSpecs,
+    'upstream-ping': {
+      type: 'string',
+      value: 'SECONDS',
+      description: 'while requests wait on an upstream session, ping it this often; one unanswered within 5 s ends that upstream session (default: off)',
+    },
     otel: {
       type: 'boolean',
       description:
@@ -103,7 +114,8 @@ export const proxyCommand: Command = {
       try {
         summary = await runtime.inspectUpstream(wire, openUpstream(), startupTimeoutMs);
       } catch (error) {
-        throw new InputError(`${command}: cannot reach the upstream ${upstreamName}: ${error instanceof Error ? error.message : String(error)}`);
+        const detail = eraMismatchMessage(error) ?? legacySseHint(settings.upstream, error) ?? (error instanceof Error ? error.message : String(error));
+        throw new InputError(`${command}: cannot reach the upstream ${upstreamName}: ${detail}`);
       }
       const overlayName = settings.overlayPath === undefined ? undefined : displayPath(io, resolvePath(io, settings.overlayPath));
       for (const key of summary.unmatchedOverlayKeys) writeLines(io.stderr, `${overlayName}: metadata.${key}: warning: matches no primitive of the upstream`);
@@ -115,7 +127,7 @@ export const proxyCommand: Command = {
       if (settings.stdio) {
         const stdio = io.stdio;
         if (stdio === undefined) throw new Error('proxy --stdio needs io.stdio');
-        stop = await runtime.serveProxyStdio(wire, openUpstream, stdio, signal, onError);
+        stop = await runtime.serveProxyStdio(wire, openUpstream, stdio, signal, onError, settings);
         note('speaking MCP on stdin/stdout');
       } else {
         try {
@@ -165,14 +177,16 @@ export interface ProxySettings extends UpstreamHeaderSettings {
   readonly sessionIdleTimeoutMs: number;
   readonly pageSize: number | undefined;
   readonly bearer: BearerSettings | undefined;
+  readonly upstreamPingMs: number | undefined;
   readonly otel: boolean;
 }
 
 function readSettings(args: ParsedArgs): ProxySettings {
   if (args.positionals.length > 0) throw new UsageError(`${command}: unexpected argument "${args.positionals[0]}"; see "${command} --help"`);
   const policySource = readPolicySource(args, command);
-  const upstream = readUpstreamSpec(args, command);
-  if (upstream === undefined) throw new UsageError(`${command}: pass one upstream: --upstream-cmd "CMD ARGS" or --upstream-url URL`);
+  const named = readUpstreamSpec(args, command);
+  if (named === undefined) throw new UsageError(`${command}: pass one upstream: --upstream-cmd "CMD ARGS" or --upstream-url URL`);
+  const upstream = withHttpTransport(named, args.string('upstream-transport'));
   const stdio = args.flag('stdio');
   const portText = args.string('port');
   if (stdio && portText !== undefined) throw new UsageError(`${command}: pass either --port or --stdio, not both`);
@@ -208,8 +222,28 @@ function readSettings(args: ParsedArgs): ProxySettings {
     pageSize: pageSizeText === undefined ? undefined : readInteger(args, 'page-size', 1, 100_000, 0),
     bearer: readBearerSettings(args, command, { stdio }),
     ...readUpstreamHeaderSettings(args, command, { upstream, stdio }),
+    upstreamPingMs: args.string('upstream-ping') === undefined ? undefined : readInteger(args, 'upstream-ping', 1, 86_400, 0) * 1000,
     otel: args.flag('otel'),
   };
+}
+
+function withHttpTransport(upstream: UpstreamSpec, transport: string | undefined): UpstreamSpec {
+  if (transport === undefined) return upstream;
+  if (transport !== 'streamable-http' && transport !== 'sse') throw new UsageError(`${command}: --upstream-transport must be streamable-http or sse, got "${transport}"`);
+  if (upstream.kind !== 'url') throw new UsageError(`${command}: --upstream-transport is for --upstream-url; --upstream-cmd speaks stdio`);
+  return { ...upstream, transport };
+}
+
+/**
+ * A Streamable HTTP upstream that answered the first POST with 404 or 405 may be a legacy
+ * HTTP+SSE server (which takes POSTs only at the endpoint its event stream names): say so.
+ */
+function legacySseHint(upstream: UpstreamSpec, error: unknown): string | undefined {
+  if (upstream.kind !== 'url' || upstream.transport === 'sse' || !(error instanceof Error)) return undefined;
+  // The SDK's StreamableHTTPError carries the HTTP status as its `code`.
+  const status = (error as { code?: unknown }).code;
+  if (status !== 404 && status !== 405) return undefined;
+  return `${error.message} (a server on the legacy HTTP+SSE transport takes --upstream-transport sse, with the URL of its event stream)`;
 }
 
 function readInteger(args: ParsedArgs, name: string, minimum: number, maximum: number, fallback: number): number {

@@ -1,0 +1,95 @@
+// Protocol eras through `mcp-gate proxy` (docs/proxy.md, "Protocol eras"): the proxy serves
+// 2025-era sessions downstream and opens 2025-era sessions upstream. Against a real upstream on
+// the v2 SDK (@modelcontextprotocol/server 2.4, both eras on one endpoint, or 2026-07-28 only)
+// and real clients of both SDKs: what works, and the exact refusal of what does not.
+import { writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Client as ClientV2, StreamableHTTPClientTransport as StreamableHttpV2 } from '@modelcontextprotocol/client';
+import { createMcpHandler } from '@modelcontextprotocol/server';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createServer } from '../server/fixtures.js';
+import { listen, postModern, type Endpoint } from '../server/http.js';
+import { startProxy, type RunningProxy } from './harness.js';
+
+// Hides one tool of the v2 fixture server, so that a working path is seen to be gated too.
+const policyPath = join(tmpdir(), `mcp-gate-eras-${process.pid}.policy.json`);
+const hiddenTool = 'echo';
+
+let dualEra: Endpoint;
+let proxy: RunningProxy;
+let proxyEndpoint: Endpoint;
+
+beforeAll(async () => {
+  writeFileSync(policyPath, JSON.stringify({ version: 1, default: 'allow', rules: [{ id: 'no-echo', effect: 'deny', appliesTo: { names: [hiddenTool] } }] }));
+  // createMcpHandler's default: 2026-07-28 requests, and 2025-era ones served without sessions.
+  dualEra = await listen(createMcpHandler(() => createServer()));
+  proxy = await startProxy(['--policy', policyPath, '--upstream-url', `${dualEra.url}/mcp`]);
+  proxyEndpoint = { url: proxy.url.origin, close: async () => undefined };
+}, 60_000);
+
+afterAll(async () => {
+  await proxy?.stop();
+  await dualEra?.close();
+});
+
+describe('mcp-gate proxy in front of a 2026-07-28 upstream that serves 2025-era clients too', () => {
+  it('refuses a 2026-07-28 stateless request as a 2025-era server does: HTTP 400, no session', async () => {
+    for (const method of ['server/discover', 'tools/list', 'tools/call']) {
+      const answer = await postModern(proxyEndpoint, method, method === 'tools/call' ? { name: 'add', arguments: { a: 1, b: 2 } } : {});
+      expect(answer.status).toBe(400);
+      expect(answer.text).toBe('{"jsonrpc":"2.0","error":{"code":-32000,"message":"Bad Request: Server not initialized"},"id":null}');
+      expect(answer.headers.get('mcp-session-id')).toBeNull();
+    }
+  });
+
+  it('answers an initialize that asks for 2026-07-28 with 2025-11-25', async () => {
+    const response = await fetch(proxy.url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+      body: JSON.stringify({
+        jsonrpc: '2.0',
+        id: 0,
+        method: 'initialize',
+        params: { protocolVersion: '2026-07-28', capabilities: {}, clientInfo: { name: 'asks-2026', version: '1.0.0' } },
+      }),
+      signal: AbortSignal.timeout(10_000),
+    });
+    expect(response.status).toBe(200);
+    expect(await response.text()).toContain('"protocolVersion":"2025-11-25"');
+  });
+
+  it("gives a v2 client that negotiates ('auto') a gated 2025-11-25 session", async () => {
+    const client = new ClientV2({ name: 'negotiating-client', version: '2.0.0' }, { versionNegotiation: { mode: 'auto' } });
+    await client.connect(new StreamableHttpV2(proxy.url));
+    try {
+      expect(client.getNegotiatedProtocolVersion()).toBe('2025-11-25');
+      const names = (await client.listTools()).tools.map((tool) => tool.name);
+      expect(names.length).toBeGreaterThan(0);
+      expect(names).not.toContain(hiddenTool);
+    } finally {
+      await client.close();
+    }
+  });
+
+  it('fails the connect of a v2 client pinned to 2026-07-28', async () => {
+    const client = new ClientV2({ name: 'pinned-client', version: '2.0.0' }, { versionNegotiation: { mode: { pin: '2026-07-28' } } });
+    await expect(client.connect(new StreamableHttpV2(proxy.url))).rejects.toThrow(
+      'Version negotiation failed: the server did not offer pinned protocol version 2026-07-28 via server/discover (no fallback in pin mode)',
+    );
+    await client.close().catch(() => undefined);
+  });
+});
+
+describe('mcp-gate proxy in front of an upstream that speaks 2026-07-28 only', () => {
+  it('does not start, and says which protocol revisions each side speaks', { timeout: 60_000 }, async () => {
+    const modernOnly = await listen(createMcpHandler(() => createServer(), { legacy: 'reject' }));
+    try {
+      await expect(startProxy(['--policy', policyPath, '--upstream-url', `${modernOnly.url}/mcp`])).rejects.toThrow(
+        `mcp-gate proxy: cannot reach the upstream ${modernOnly.url}/mcp: it speaks only protocol revision 2026-07-28, and mcp-gate proxy opens 2025-era sessions upstream (2025-11-25 and earlier); see docs/proxy.md#protocol-eras`,
+      );
+    } finally {
+      await modernOnly.close();
+    }
+  });
+});
