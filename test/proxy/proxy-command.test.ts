@@ -38,6 +38,10 @@ describe('mcp-gate proxy (command line)', () => {
       'mcp-gate proxy: --upstream-transport must be streamable-http or sse, got "ws"',
     ],
     [['--policy', 'p.json', '--upstream-cmd', 'a', '--upstream-transport', 'sse'], 'mcp-gate proxy: --upstream-transport is for --upstream-url; --upstream-cmd speaks stdio'],
+    [
+      ['--policy', 'p.json', '--upstream-url', 'http://127.0.0.1:1/mcp', '--upstream-header', 'X-Key: ${UPSTREAM_KEY}'],
+      'mcp-gate proxy: --upstream-header X-Key: the environment variable UPSTREAM_KEY is not set',
+    ],
   ])('rejects %j with exit code 2', async (argv, message) => {
     const result = await runWith(['proxy', ...argv]);
     expect(result.stderr).toBe(`${message}\n`);

@@ -9,7 +9,7 @@ import type { ParsedArgs } from '../args.js';
 import { bearerOptionSpecs, loadBearerVerifier, readBearerSettings, type BearerSettings } from '../bearer-options.js';
 import type { Command } from '../command.js';
 import { writeLines } from '../command.js';
-import { displayPath, exitCodes, InputError, loadAll, resolvePath, UsageError } from '../io.js';
+import { displayPath, exitCodes, InputError, loadAll, resolvePath, UsageError, type CliIo } from '../io.js';
 import { importPeer } from '../peers.js';
 import { readUpstreamHeaderSettings, upstreamHeaderOptionSpecs, type UpstreamHeaderSettings } from '../upstream-header-options.js';
 import { closeOnFailure, loadPolicyOption } from '../policy-flag-source.js';
@@ -73,7 +73,7 @@ export const proxyCommand: Command = {
     },
   },
   async execute(args, io) {
-    const settings = readSettings(args);
+    const settings = readSettings(args, io.env);
     const runtime = await importPeer('@modelcontextprotocol/sdk', command, () => import('../../proxy/proxy-runtime.js'));
     const transports = await importPeer('@modelcontextprotocol/sdk', command, () => import('../../proxy/upstream-transport.js'));
     const policyLoad = loadPolicyOption(io, settings.policySource, command);
@@ -181,7 +181,7 @@ export interface ProxySettings extends UpstreamHeaderSettings {
   readonly otel: boolean;
 }
 
-function readSettings(args: ParsedArgs): ProxySettings {
+function readSettings(args: ParsedArgs, env: CliIo['env']): ProxySettings {
   if (args.positionals.length > 0) throw new UsageError(`${command}: unexpected argument "${args.positionals[0]}"; see "${command} --help"`);
   const policySource = readPolicySource(args, command);
   const named = readUpstreamSpec(args, command);
@@ -221,7 +221,7 @@ function readSettings(args: ParsedArgs): ProxySettings {
     sessionIdleTimeoutMs: readInteger(args, 'session-idle-timeout', 0, 86_400, defaultSessionIdleTimeoutMs / 1000) * 1000,
     pageSize: pageSizeText === undefined ? undefined : readInteger(args, 'page-size', 1, 100_000, 0),
     bearer: readBearerSettings(args, command, { stdio }),
-    ...readUpstreamHeaderSettings(args, command, { upstream, stdio }),
+    ...readUpstreamHeaderSettings(args, command, { upstream, stdio, env }),
     upstreamPingMs: args.string('upstream-ping') === undefined ? undefined : readInteger(args, 'upstream-ping', 1, 86_400, 0) * 1000,
     otel: args.flag('otel'),
   };
