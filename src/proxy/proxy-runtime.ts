@@ -9,6 +9,7 @@ import { startHttpHost, type HttpHost } from '../serve/http-host.js';
 import { aborted, serveOverStdio, withTimeout, type Serving } from '../serve/lifetime.js';
 import { createWireGate, type WireGate, type WireGateOptions } from '../wire/wire-gate.js';
 import { createProxySession, type ProxySessionOptions } from './proxy-session.js';
+import type { StatelessServing, StatelessUpstream } from './stateless-serving.js';
 import { UpstreamSupervisor } from './supervisor.js';
 
 export { createWireGate };
@@ -52,6 +53,8 @@ export interface ProxyHttpSettings {
   readonly bearer?: BearerVerifier | undefined;
   /** --upstream-ping: how often a session with requests waiting pings its upstream session (off when undefined). */
   readonly upstreamPingMs?: number | undefined;
+  /** A Streamable HTTP upstream: 2026-07-28 stateless requests are served when it speaks 2026-07-28 (stateless-serving.ts). */
+  readonly statelessUpstream?: StatelessUpstream | undefined;
 }
 
 /** Opens a downstream session's upstream transport, given the headers of the session's initialize (none over stdio). */
@@ -66,6 +69,8 @@ export async function serveProxyHttp(
 ): Promise<Serving & { readonly host: HttpHost }> {
   // One restart back-off for all sessions: a crashing upstream command is not spawned once per client in a tight loop.
   const supervisor = new UpstreamSupervisor();
+  // Hook: 2026-07-28 stateless requests, beside the 2025-era sessions on the same listener.
+  const stateless = await statelessServingFor(wire, settings.statelessUpstream, onError);
   const host = await startHttpHost({
     createServer: () => createProxySession({ wire, openUpstream, onError, supervisor, upstreamPingMs: settings.upstreamPingMs }),
     // The wire gate attaches to each session's upstream when its initialize arrives.
@@ -74,9 +79,32 @@ export async function serveProxyHttp(
     maxSessions: settings.maxSessions,
     sessionIdleTimeoutMs: settings.sessionIdleTimeoutMs,
     ...(settings.bearer === undefined ? {} : { bearer: settings.bearer }),
+    ...(stateless === undefined ? {} : { sessionless: stateless.sessionless }),
     onError,
   });
-  return { host, done: aborted(signal), close: () => host.close() };
+  const close = async () => {
+    await host.close();
+    await stateless?.close();
+  };
+  return { host, done: aborted(signal), close };
+}
+
+/** How long the startup asks the upstream whether it speaks 2026-07-28. */
+const statelessProbeTimeoutMs = 10_000;
+
+/**
+ * The stateless serving for this upstream, or undefined: for a spawned or legacy SSE upstream,
+ * one that does not speak 2026-07-28, or without the optional v2 client package.
+ */
+async function statelessServingFor(wire: WireGate, upstream: StatelessUpstream | undefined, onError: (error: unknown) => void): Promise<StatelessServing | undefined> {
+  if (upstream === undefined) return undefined;
+  let serving: typeof import('./stateless-serving.js');
+  try {
+    serving = await import('./stateless-serving.js');
+  } catch {
+    return undefined;
+  }
+  return serving.startStatelessServing(wire, upstream, onError, statelessProbeTimeoutMs);
 }
 
 export async function serveProxyStdio(

@@ -48,6 +48,15 @@ export interface HttpHostOptions<S extends HostedServer = McpServer> {
    * session answers only requests whose token names the caller that opened it.
    */
   bearer?: BearerVerifier;
+  /**
+   * Requests served without a session (`mcp-gate proxy`'s 2026-07-28 stateless requests): those
+   * `accepts` picks are handed to `handle` after the Host and token checks, with the path as
+   * their endpoint, instead of going to a session.
+   */
+  sessionless?: {
+    accepts(request: IncomingMessage): boolean;
+    handle(request: IncomingMessage, response: ServerResponse, endpoint: string): Promise<void>;
+  };
 }
 
 export interface HttpHost {
@@ -177,6 +186,8 @@ export async function startHttpHost<S extends HostedServer = McpServer>(options:
       // Where the SDK's transport looks for a verified token (it hands it on as `extra.authInfo`).
       (request as IncomingMessage & { auth?: unknown }).auth = verified;
     }
+    // Hook: a request the sessionless handler takes never reaches a session (see `sessionless` above).
+    if (options.sessionless?.accepts(request)) return options.sessionless.handle(request, response, path);
     const sessionId = request.headers['mcp-session-id'];
     if (typeof sessionId === 'string' && !options.stateless) {
       const session = sessions.get(sessionId);

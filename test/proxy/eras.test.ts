@@ -1,13 +1,17 @@
 // Protocol eras through `mcp-gate proxy` (docs/proxy.md, "Protocol eras"): the proxy serves
-// 2025-era sessions downstream and opens 2025-era sessions upstream. Against a real upstream on
-// the v2 SDK (@modelcontextprotocol/server 2.4, both eras on one endpoint, or 2026-07-28 only)
-// and real clients of both SDKs: what works, and the exact refusal of what does not.
+// 2025-era sessions downstream and opens 2025-era sessions upstream; in front of an upstream that
+// speaks 2026-07-28 too it serves 2026-07-28 stateless requests as well (test/proxy/stateless.test.ts
+// gates them). Against real upstreams (v2 SDK, `@modelcontextprotocol/server` 2.4, both eras on
+// one endpoint or 2026-07-28 only; v1 SDK, 2025-era only) and real clients of both SDKs: what
+// works, and the exact refusal of what does not.
 import { writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client as ClientV2, StreamableHTTPClientTransport as StreamableHttpV2 } from '@modelcontextprotocol/client';
 import { createMcpHandler } from '@modelcontextprotocol/server';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startHttpHost, type HttpHost } from '../../src/serve/http-host.js';
+import { createFixtureServer } from '../sdk/fixtures.js';
 import { createServer } from '../server/fixtures.js';
 import { listen, postModern, type Endpoint } from '../server/http.js';
 import { startProxy, type RunningProxy } from './harness.js';
@@ -19,6 +23,10 @@ const hiddenTool = 'echo';
 let dualEra: Endpoint;
 let proxy: RunningProxy;
 let proxyEndpoint: Endpoint;
+// A 2025-era-only upstream (the v1 SDK's Streamable HTTP sessions) and the proxy in front of it.
+let sessionsOnly: HttpHost;
+let legacyProxy: RunningProxy;
+let legacyProxyEndpoint: Endpoint;
 
 beforeAll(async () => {
   writeFileSync(policyPath, JSON.stringify({ version: 1, default: 'allow', rules: [{ id: 'no-echo', effect: 'deny', appliesTo: { names: [hiddenTool] } }] }));
@@ -26,21 +34,60 @@ beforeAll(async () => {
   dualEra = await listen(createMcpHandler(() => createServer()));
   proxy = await startProxy(['--policy', policyPath, '--upstream-url', `${dualEra.url}/mcp`]);
   proxyEndpoint = { url: proxy.url.origin, close: async () => undefined };
+  sessionsOnly = await startHttpHost({ createServer: createFixtureServer, gate: { install() {} } });
+  legacyProxy = await startProxy(['--policy', policyPath, '--upstream-url', sessionsOnly.url.href]);
+  legacyProxyEndpoint = { url: legacyProxy.url.origin, close: async () => undefined };
 }, 60_000);
 
 afterAll(async () => {
   await proxy?.stop();
+  await legacyProxy?.stop();
   await dualEra?.close();
+  await sessionsOnly?.close();
 });
 
-describe('mcp-gate proxy in front of a 2026-07-28 upstream that serves 2025-era clients too', () => {
+describe('mcp-gate proxy in front of a 2025-era upstream (sessions only)', () => {
   it('refuses a 2026-07-28 stateless request as a 2025-era server does: HTTP 400, no session', async () => {
     for (const method of ['server/discover', 'tools/list', 'tools/call']) {
-      const answer = await postModern(proxyEndpoint, method, method === 'tools/call' ? { name: 'add', arguments: { a: 1, b: 2 } } : {});
+      const answer = await postModern(legacyProxyEndpoint, method, method === 'tools/call' ? { name: 'add', arguments: { a: 1, b: 2 } } : {});
       expect(answer.status).toBe(400);
       expect(answer.text).toBe('{"jsonrpc":"2.0","error":{"code":-32000,"message":"Bad Request: Server not initialized"},"id":null}');
       expect(answer.headers.get('mcp-session-id')).toBeNull();
     }
+  });
+
+  it("gives a v2 client that negotiates ('auto') a gated 2025-11-25 session", async () => {
+    const client = new ClientV2({ name: 'negotiating-client', version: '2.0.0' }, { versionNegotiation: { mode: 'auto' } });
+    await client.connect(new StreamableHttpV2(legacyProxy.url));
+    try {
+      expect(client.getNegotiatedProtocolVersion()).toBe('2025-11-25');
+      const names = (await client.listTools()).tools.map((tool) => tool.name);
+      expect(names.length).toBeGreaterThan(0);
+      expect(names).not.toContain(hiddenTool);
+    } finally {
+      await client.close();
+    }
+  });
+
+  it('fails the connect of a v2 client pinned to 2026-07-28', async () => {
+    const client = new ClientV2({ name: 'pinned-client', version: '2.0.0' }, { versionNegotiation: { mode: { pin: '2026-07-28' } } });
+    await expect(client.connect(new StreamableHttpV2(legacyProxy.url))).rejects.toThrow(
+      'Version negotiation failed: the server did not offer pinned protocol version 2026-07-28 via server/discover (no fallback in pin mode)',
+    );
+    await client.close().catch(() => undefined);
+  });
+});
+
+describe('mcp-gate proxy in front of a 2026-07-28 upstream that serves 2025-era clients too', () => {
+  it('serves a 2026-07-28 stateless request, gated, without a session', async () => {
+    const discover = await postModern(proxyEndpoint, 'server/discover', {});
+    expect(discover.status).toBe(200);
+    expect(discover.body.result?.['supportedVersions']).toContain('2026-07-28');
+    const list = await postModern(proxyEndpoint, 'tools/list', {});
+    const names = (list.body.result?.['tools'] as { name: string }[]).map((tool) => tool.name);
+    expect(names.length).toBeGreaterThan(0);
+    expect(names).not.toContain(hiddenTool);
+    for (const answer of [discover, list]) expect(answer.headers.get('mcp-session-id')).toBeNull();
   });
 
   it('answers an initialize that asks for 2026-07-28 with 2025-11-25', async () => {
@@ -59,11 +106,11 @@ describe('mcp-gate proxy in front of a 2026-07-28 upstream that serves 2025-era 
     expect(await response.text()).toContain('"protocolVersion":"2025-11-25"');
   });
 
-  it("gives a v2 client that negotiates ('auto') a gated 2025-11-25 session", async () => {
+  it("gives a v2 client that negotiates ('auto') gated 2026-07-28 requests", async () => {
     const client = new ClientV2({ name: 'negotiating-client', version: '2.0.0' }, { versionNegotiation: { mode: 'auto' } });
     await client.connect(new StreamableHttpV2(proxy.url));
     try {
-      expect(client.getNegotiatedProtocolVersion()).toBe('2025-11-25');
+      expect(client.getNegotiatedProtocolVersion()).toBe('2026-07-28');
       const names = (await client.listTools()).tools.map((tool) => tool.name);
       expect(names.length).toBeGreaterThan(0);
       expect(names).not.toContain(hiddenTool);
@@ -72,12 +119,14 @@ describe('mcp-gate proxy in front of a 2026-07-28 upstream that serves 2025-era 
     }
   });
 
-  it('fails the connect of a v2 client pinned to 2026-07-28', async () => {
+  it('connects a v2 client pinned to 2026-07-28', async () => {
     const client = new ClientV2({ name: 'pinned-client', version: '2.0.0' }, { versionNegotiation: { mode: { pin: '2026-07-28' } } });
-    await expect(client.connect(new StreamableHttpV2(proxy.url))).rejects.toThrow(
-      'Version negotiation failed: the server did not offer pinned protocol version 2026-07-28 via server/discover (no fallback in pin mode)',
-    );
-    await client.close().catch(() => undefined);
+    await client.connect(new StreamableHttpV2(proxy.url));
+    try {
+      expect((await client.listTools()).tools.map((tool) => tool.name)).not.toContain(hiddenTool);
+    } finally {
+      await client.close();
+    }
   });
 });
 

@@ -131,7 +131,16 @@ export const proxyCommand: Command = {
         note('speaking MCP on stdin/stdout');
       } else {
         try {
-          const serving = await runtime.serveProxyHttp(wire, openUpstream, { ...settings, bearer }, signal, onError);
+          // A Streamable HTTP upstream may speak 2026-07-28 too: stateless requests are then served (src/proxy/stateless-serving.ts).
+          const { upstream, upstreamHeaders, forwardHeaders } = settings;
+          const statelessUpstream =
+            upstream.kind === 'url' && upstream.transport !== 'sse'
+              ? {
+                  url: upstream.url,
+                  headers: (downstream: Readonly<Record<string, string | string[] | undefined>>) => upstreamSessionHeaders(upstreamHeaders, forwardHeaders, downstream),
+                }
+              : undefined;
+          const serving = await runtime.serveProxyHttp(wire, openUpstream, { ...settings, bearer, statelessUpstream }, signal, onError);
           note(
             `listening on ${serving.host.url.href} (a session per client, each with its own upstream session, at most ${settings.maxSessions}; paths below ${serving.host.url.pathname} are endpoints too)`,
           );

@@ -1,0 +1,110 @@
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import type { WireConnection } from '../wire/wire-connection.js';
+import type { WireGate } from '../wire/wire-gate.js';
+import type { EnvelopeMeta } from './stateless-upstream.js';
+
+/** Distinct envelopes whose upstream lists are kept at once (least recently used goes first). */
+export const defaultMaxStatelessEnvelopes = 256;
+/** How long an envelope's lists are used before they are fetched again (a stateless upstream sends no list_changed to the proxy). */
+export const defaultStatelessListTtlMs = 60_000;
+
+export interface StatelessConnectionsOptions {
+  readonly wire: WireGate;
+  /** A Client for one envelope and one set of upstream headers (connectStatelessUpstream). */
+  readonly connect: (headers: Readonly<Record<string, string>>, envelope: EnvelopeMeta) => Promise<Client>;
+  readonly onError: (error: unknown) => void;
+  readonly maxEntries?: number;
+  readonly listTtlMs?: number;
+}
+
+interface Entry {
+  readonly connection: Promise<WireConnection>;
+  fetchedAt: number;
+  cached: boolean;
+}
+
+/**
+ * The wire binding's connections for 2026-07-28 stateless requests, one per distinct envelope
+ * (protocol version, client info, capabilities) and set of upstream headers: what the upstream
+ * sees of a request, so what its lists may depend on. Each fetches the upstream's lists with that
+ * envelope; connections whose upstream listed the same share one snapshot (the wire gate's
+ * SharedSnapshots key them by content), so a thousand clients of one kind cost one set of lists.
+ * Bounded: beyond `maxEntries` the least recently used is closed.
+ */
+export class StatelessConnections {
+  readonly #options: StatelessConnectionsOptions;
+  readonly #maxEntries: number;
+  readonly #listTtlMs: number;
+  /** By key; a Map iterates in insertion order, and a hit re-inserts, so the first is the least recently used. */
+  readonly #entries = new Map<string, Entry>();
+
+  constructor(options: StatelessConnectionsOptions) {
+    this.#options = options;
+    this.#maxEntries = options.maxEntries ?? defaultMaxStatelessEnvelopes;
+    this.#listTtlMs = options.listTtlMs ?? defaultStatelessListTtlMs;
+    if (!Number.isSafeInteger(this.#maxEntries) || this.#maxEntries < 1)
+      throw new RangeError(`StatelessConnections: maxEntries must be a positive integer, got ${this.#maxEntries}`);
+  }
+
+  get size(): number {
+    return this.#entries.size;
+  }
+
+  /** The gated connection for this envelope and these upstream headers, its lists fetched (again, once they are older than the TTL). */
+  async connectionFor(envelope: EnvelopeMeta, headers: Readonly<Record<string, string>>): Promise<WireConnection> {
+    const key = JSON.stringify([envelope, Object.entries(headers).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))]);
+    let entry = this.#entries.get(key);
+    if (entry !== undefined) {
+      this.#entries.delete(key);
+      this.#entries.set(key, entry);
+    } else {
+      entry = this.#open(key, envelope, headers);
+    }
+    const connection = await entry.connection;
+    if (Date.now() - entry.fetchedAt > this.#listTtlMs) {
+      entry.fetchedAt = Date.now();
+      // A failed refresh keeps the lists as they were (WireConnection.refresh); the operator hears of it.
+      await connection.refresh().catch(this.#options.onError);
+    }
+    return connection;
+  }
+
+  async close(): Promise<void> {
+    const entries = [...this.#entries.values()];
+    this.#entries.clear();
+    await Promise.all(entries.map((entry) => closeEntry(entry)));
+  }
+
+  #open(key: string, envelope: EnvelopeMeta, headers: Readonly<Record<string, string>>): Entry {
+    for (const [oldest, entry] of this.#entries) {
+      if (this.#entries.size < this.#maxEntries) break;
+      this.#entries.delete(oldest);
+      entry.cached = false;
+      void closeEntry(entry);
+    }
+    const entry: Entry = {
+      fetchedAt: Date.now(),
+      cached: true,
+      connection: this.#options.connect(headers, envelope).then(async (client) => {
+        try {
+          // No session to tell of a changed list: a 2026-07-28 client asks again (or listens upstream of us, which is not relayed).
+          return await this.#options.wire.attach(client, { notify: async () => undefined, isOpen: () => entry.cached });
+        } catch (error) {
+          await client.close().catch(() => undefined);
+          throw error;
+        }
+      }),
+    };
+    // An envelope whose lists could not be fetched is not kept: the next request tries again.
+    entry.connection.catch(() => {
+      if (this.#entries.get(key) === entry) this.#entries.delete(key);
+    });
+    this.#entries.set(key, entry);
+    return entry;
+  }
+}
+
+async function closeEntry(entry: Entry): Promise<void> {
+  const connection = await entry.connection.catch(() => undefined);
+  await connection?.client.close().catch(() => undefined);
+}

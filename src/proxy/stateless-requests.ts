@@ -1,0 +1,132 @@
+// The downstream side of a 2026-07-28 stateless request in `mcp-gate proxy`: one HTTP POST, one
+// JSON-RPC request with its `_meta` envelope, one answer, no session. Its context is its own
+// envelope (client info, capabilities, protocol version) plus its HTTP headers, endpoint and
+// verified token; it goes through the wire binding like a 2025-era session's request does.
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { RequestContextInput } from '../core/context.js';
+import { readEnvelope } from '../adapter/envelope.js';
+import { authOfToken, type VerifiedToken } from '../adapter/token-auth.js';
+import { RelayedError } from '../wire/relayed-error.js';
+import type { StatelessConnections } from './stateless-connections.js';
+import { envelopeMetaOf, statelessProtocolVersion } from './stateless-upstream.js';
+
+export interface StatelessRequestOptions {
+  readonly connections: StatelessConnections;
+  /** The headers the upstream gets for a request with these downstream headers (--upstream-header, --forward-header). */
+  readonly upstreamHeaders: (downstream: Readonly<Record<string, string | string[] | undefined>>) => Readonly<Record<string, string>>;
+  readonly onError: (error: unknown) => void;
+  /** How long a forwarded request may take. */
+  readonly timeoutMs?: number | undefined;
+}
+
+/** The largest request body read (the SDKs' own limit for a JSON-RPC POST). */
+const maxBodyBytes = 4 * 1024 * 1024;
+
+/** What http-host.ts asks before it routes a request to a session: a 2026-07-28 (or later) request without a session id. */
+export function isStatelessRequest(request: IncomingMessage): boolean {
+  const version = request.headers['mcp-protocol-version'];
+  // Revisions are dates, so later ones sort after it as strings.
+  return typeof version === 'string' && version >= statelessProtocolVersion && request.headers['mcp-session-id'] === undefined;
+}
+
+/** Answers one stateless request (http-host.ts has checked its Host header and verified its token). */
+export function createStatelessHandler(options: StatelessRequestOptions): (request: IncomingMessage, response: ServerResponse, endpoint: string) => Promise<void> {
+  return async (request, response, endpoint) => {
+    if (request.method !== 'POST') {
+      // 2026-07-28 has no standalone stream to GET and no session to DELETE.
+      response.writeHead(405, { allow: 'POST', 'content-type': 'application/json' }).end(errorBody(null, -32000, 'Method not allowed.'));
+      return;
+    }
+    const message = await readMessage(request);
+    if (message === undefined) {
+      response.writeHead(400, { 'content-type': 'application/json' }).end(errorBody(null, -32700, 'Parse error'));
+      return;
+    }
+    const { id, method, params } = message;
+    // A notification (no id): nothing in 2026-07-28 needs one relayed (cancelling is closing the request).
+    if (id === undefined) {
+      response.writeHead(202).end();
+      return;
+    }
+    const abort = new AbortController();
+    response.on('close', () => abort.abort());
+    const envelope = envelopeMetaOf(params?.['_meta']);
+    let body: string;
+    let status = 200;
+    try {
+      const connection = await options.connections.connectionFor(envelope, options.upstreamHeaders(request.headers));
+      const result = await connection.handle({ method, params, id }, contextInput(request, method, endpoint, params), { signal: abort.signal, timeoutMs: options.timeoutMs });
+      body = resultBody(id, result as Record<string, unknown>);
+    } catch (error) {
+      if (error instanceof RelayedError) {
+        body = errorBody(id, error.code, error.message, error.data);
+        status = ladderStatus[error.code] ?? 200;
+      } else {
+        options.onError(error);
+        body = errorBody(id, -32603, 'The upstream server is not available');
+      }
+    }
+    if (!response.writableEnded) response.writeHead(status, { 'content-type': 'application/json' }).end(body);
+  };
+}
+
+interface StatelessMessage {
+  readonly id: string | number | undefined;
+  readonly method: string;
+  readonly params: Record<string, unknown> | undefined;
+}
+
+/** The body as one JSON-RPC request or notification (2026-07-28 has no batches); undefined for anything else. */
+async function readMessage(request: IncomingMessage): Promise<StatelessMessage | undefined> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of request as AsyncIterable<Buffer>) {
+    size += chunk.length;
+    if (size > maxBodyBytes) return undefined;
+    chunks.push(chunk);
+  }
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(Buffer.concat(chunks).toString('utf8'));
+  } catch {
+    return undefined;
+  }
+  if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) return undefined;
+  const { jsonrpc, id, method, params } = parsed as Record<string, unknown>;
+  if (jsonrpc !== '2.0' || typeof method !== 'string') return undefined;
+  if (id !== undefined && typeof id !== 'string' && typeof id !== 'number') return undefined;
+  if (params !== undefined && (params === null || typeof params !== 'object' || Array.isArray(params))) return undefined;
+  return { id, method, params: params as Record<string, unknown> | undefined };
+}
+
+/** The request as a policy reads it: headers and endpoint from HTTP, the client from this request's own envelope. */
+function contextInput(request: IncomingMessage, method: string, endpoint: string, params: Record<string, unknown> | undefined): RequestContextInput {
+  const envelope = readEnvelope(params?.['_meta']);
+  const header = request.headers['mcp-protocol-version'];
+  return {
+    request: { method, headers: request.headers, endpoint, protocolVersion: envelope?.protocolVersion ?? (typeof header === 'string' ? header : undefined) },
+    client: { name: envelope?.clientName, version: envelope?.clientVersion, capabilities: envelope?.capabilities },
+    // Where http-host.ts put the verified token (--jwks).
+    auth: authOfToken((request as IncomingMessage & { auth?: VerifiedToken }).auth),
+  };
+}
+
+/**
+ * The HTTP status `@modelcontextprotocol/server` 2.4 answers these JSON-RPC errors with (its
+ * LADDER_ERROR_HTTP_STATUS: the errors it raises before a handler runs, such as a method it does
+ * not serve); any other error is in-band, on 200. The upstream's own status is not seen through
+ * the Client, so a relayed error is given the one the upstream gave it.
+ */
+const ladderStatus: Readonly<Record<number, number>> = { [-32700]: 400, [-32600]: 400, [-32601]: 404, [-32022]: 400, [-32021]: 400, [-32020]: 400 };
+
+// The member order of `@modelcontextprotocol/server` 2.4's own answers, so a relayed answer reads as the upstream's.
+function resultBody(id: string | number, result: Record<string, unknown>): string {
+  // The gate answers lists itself, filtered for this caller: a 2026-07-28 result says it is complete and how it may be
+  // cached (forwarded results already do). Never by a shared cache, and not kept: the policy may change it any time.
+  const complete = 'resultType' in result ? result : { ...result, resultType: 'complete', ttlMs: 0, cacheScope: 'private' };
+  return JSON.stringify({ result: complete, jsonrpc: '2.0', id });
+}
+
+function errorBody(id: string | number | null, code: number, message: string, data?: unknown): string {
+  return JSON.stringify({ jsonrpc: '2.0', id, error: data === undefined ? { code, message } : { code, message, data } });
+}

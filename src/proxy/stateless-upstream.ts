@@ -1,0 +1,120 @@
+// The upstream side of a 2026-07-28 stateless request: the v1 SDK Client the wire binding drives,
+// over the v2 SDK's own Streamable HTTP client transport, with no session and no handshake. Every
+// request the Client sends carries the `_meta` envelope of the downstream request it is made for.
+import { StreamableHTTPClientTransport as ModernHttpTransport, type JSONRPCMessage as ModernMessage } from '@modelcontextprotocol/client';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
+import { ResultSchema, type JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
+import { clientCapabilitiesMetaKey, clientInfoMetaKey, protocolVersionMetaKey } from '../adapter/envelope.js';
+
+/** The protocol revision whose requests are stateless and carry their envelope. */
+export const statelessProtocolVersion = '2026-07-28';
+
+/** The reserved `_meta` keys of one downstream request (protocol version, client info, capabilities), as it sent them. */
+export type EnvelopeMeta = Readonly<Record<string, unknown>>;
+
+/** The envelope keys of a request's `_meta`, and only those (a progress token or trace context is per request, not per client). */
+export function envelopeMetaOf(meta: unknown): EnvelopeMeta {
+  const envelope: Record<string, unknown> = {};
+  if (meta === null || typeof meta !== 'object' || Array.isArray(meta)) return envelope;
+  for (const key of [protocolVersionMetaKey, clientInfoMetaKey, clientCapabilitiesMetaKey]) {
+    if (key in meta) envelope[key] = (meta as Record<string, unknown>)[key];
+  }
+  return envelope;
+}
+
+/**
+ * A v1 Transport over the v2 Streamable HTTP client transport. The v2 transport derives the
+ * 2026-07-28 headers (`MCP-Protocol-Version`, `Mcp-Method`, `Mcp-Name`) from each request's own
+ * envelope; this one puts the envelope there. Cancelling a request is closing its HTTP request
+ * in 2026-07-28 (there is no session to send `notifications/cancelled` to), so the Client's
+ * cancellation aborts that request's fetch instead of being sent.
+ */
+class StatelessUpstreamTransport implements Transport {
+  // The v1 Client skips `initialize` on a transport that already has a session id (a reconnect).
+  // A stateless upstream has neither: each request stands alone, so the Client must not send one.
+  // The id is never sent anywhere (the v2 transport keeps its own, which stays empty).
+  readonly sessionId = 'stateless';
+  onmessage?: (message: JSONRPCMessage) => void;
+  onerror?: (error: Error) => void;
+  onclose?: () => void;
+  readonly #http: ModernHttpTransport;
+  readonly #envelope: EnvelopeMeta;
+  /** Requests waiting on the upstream, by id: aborting one closes its HTTP request. */
+  readonly #waiting = new Map<string | number, AbortController>();
+
+  constructor(url: URL, headers: Readonly<Record<string, string>>, envelope: EnvelopeMeta) {
+    this.#http = new ModernHttpTransport(url, { requestInit: { headers: { ...headers } } });
+    this.#envelope = envelope;
+  }
+
+  async start(): Promise<void> {
+    this.#http.onmessage = (message) => {
+      if ('id' in message && !('method' in message)) this.#waiting.delete(message.id as string | number);
+      this.onmessage?.(message as JSONRPCMessage);
+    };
+    this.#http.onerror = (error) => this.onerror?.(error);
+    this.#http.onclose = () => this.onclose?.();
+    await this.#http.start();
+  }
+
+  async send(message: JSONRPCMessage): Promise<void> {
+    if ('method' in message && 'id' in message) {
+      const abort = new AbortController();
+      this.#waiting.set(message.id, abort);
+      // The envelope wins over whatever `_meta` the request had: the lists fetched for this envelope must be the ones its requests see.
+      const params = { ...message.params, _meta: { ...message.params?._meta, ...this.#envelope } };
+      try {
+        await this.#http.send({ ...message, params } as ModernMessage, { requestSignal: abort.signal });
+      } catch (error) {
+        this.#waiting.delete(message.id);
+        throw error;
+      }
+      return;
+    }
+    if ('method' in message && message.method === 'notifications/cancelled') {
+      const requestId = (message.params as { requestId?: string | number } | undefined)?.requestId;
+      if (requestId !== undefined) this.#waiting.get(requestId)?.abort();
+    }
+    // Other notifications and responses have no place in a stateless exchange (no server→client requests to answer).
+  }
+
+  async close(): Promise<void> {
+    for (const abort of this.#waiting.values()) abort.abort();
+    await this.#http.close();
+  }
+}
+
+/**
+ * A v1 Client for one downstream envelope and one set of upstream headers, connected without a
+ * handshake: what the wire binding fetches lists and forwards requests through. The Client's own
+ * name and capabilities are never sent; the envelope is.
+ */
+export async function connectStatelessUpstream(url: URL, headers: Readonly<Record<string, string>>, envelope: EnvelopeMeta): Promise<Client> {
+  const client = new Client({ name: 'mcp-gate-proxy-stateless', version: '0.1.0' });
+  await client.connect(new StatelessUpstreamTransport(url, headers, envelope));
+  return client;
+}
+
+/**
+ * Whether the upstream at `url` serves 2026-07-28 stateless requests: its answer to a
+ * `server/discover` request lists that revision in `supportedVersions`. Any other answer (a
+ * 2025-era server's 400, a transport error) is no.
+ */
+export async function upstreamSpeaksStateless(url: URL, headers: Readonly<Record<string, string>>, timeoutMs: number): Promise<boolean> {
+  const envelope = {
+    [protocolVersionMetaKey]: statelessProtocolVersion,
+    [clientInfoMetaKey]: { name: 'mcp-gate-proxy-startup-check', version: '0.1.0' },
+    [clientCapabilitiesMetaKey]: {},
+  };
+  const client = await connectStatelessUpstream(url, headers, envelope);
+  try {
+    const result = await client.request({ method: 'server/discover' } as never, ResultSchema, { timeout: timeoutMs });
+    const supported = (result as { supportedVersions?: unknown }).supportedVersions;
+    return Array.isArray(supported) && supported.includes(statelessProtocolVersion);
+  } catch {
+    return false;
+  } finally {
+    await client.close().catch(() => undefined);
+  }
+}

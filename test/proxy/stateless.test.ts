@@ -1,0 +1,149 @@
+// `mcp-gate proxy` serving 2026-07-28 stateless requests (docs/proxy.md, "Protocol eras"): a real
+// upstream on `@modelcontextprotocol/server` 2.4 (createMcpHandler, which records every request it
+// receives) and real v2 SDK clients pinned to 2026-07-28, over 127.0.0.1 HTTP. Each request's own
+// envelope and headers are its context; nothing naming a hidden primitive reaches the upstream.
+import { writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Client as ClientV2, StreamableHTTPClientTransport as StreamableHttpV2 } from '@modelcontextprotocol/client';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { createMcpHandler, ResourceTemplate } from '@modelcontextprotocol/server';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { clientInfoMetaKey } from '../../src/adapter/envelope.js';
+import { createServer, createUngatedHandler, registryPolicyDocument, reportExtension } from '../server/fixtures.js';
+import { listen, postModern, type Endpoint } from '../server/http.js';
+import { startProxy, type RunningProxy } from './harness.js';
+
+// The fixture's policy (admin primitives only for `x-role: admin`), and `echo` hidden from everyone.
+const policyPath = join(tmpdir(), `mcp-gate-stateless-${process.pid}.policy.json`);
+const policy = { ...registryPolicyDocument, rules: [...(registryPolicyDocument.rules ?? []), { id: 'no-echo', effect: 'deny', appliesTo: { names: ['echo'] } }] };
+
+/** Every JSON-RPC request the upstream received, with the headers it came with. */
+const received: { body: { method?: string; params?: { name?: string; uri?: string; _meta?: Record<string, unknown> } }; headers: Headers }[] = [];
+const upstreamHandler = createMcpHandler(() => createServer());
+let upstream: Endpoint;
+let proxy: RunningProxy;
+let proxyEndpoint: Endpoint;
+
+beforeAll(async () => {
+  writeFileSync(policyPath, JSON.stringify(policy));
+  upstream = await listen(async (request) => {
+    const text = await request.clone().text();
+    if (text !== '') received.push({ body: JSON.parse(text) as (typeof received)[number]['body'], headers: request.headers });
+    return upstreamHandler.fetch(request);
+  });
+  proxy = await startProxy(['--policy', policyPath, '--upstream-url', `${upstream.url}/mcp`, '--forward-header', 'x-role']);
+  proxyEndpoint = { url: proxy.url.origin, close: async () => undefined };
+}, 60_000);
+
+afterAll(async () => {
+  await proxy?.stop();
+  await upstream?.close();
+  await upstreamHandler.close();
+});
+
+async function pinnedClient(name: string, options: { headers?: Record<string, string>; capabilities?: Record<string, unknown> } = {}): Promise<ClientV2> {
+  const client = new ClientV2({ name, version: '2.0.0' }, { versionNegotiation: { mode: { pin: '2026-07-28' } }, capabilities: options.capabilities ?? {} });
+  await client.connect(new StreamableHttpV2(proxy.url, { requestInit: { headers: options.headers ?? {} } }));
+  return client;
+}
+
+const toolNames = async (client: ClientV2) => (await client.listTools()).tools.map((tool) => tool.name).sort();
+
+describe('mcp-gate proxy serving 2026-07-28 stateless requests from a 2026-07-28 upstream', () => {
+  it('connects a v2 client pinned to 2026-07-28: server/discover is relayed', async () => {
+    const client = await pinnedClient('pinned-plain');
+    try {
+      expect(client.getNegotiatedProtocolVersion()).toBe('2026-07-28');
+      expect(client.getServerVersion()?.name).toBe('gated-v2');
+    } finally {
+      await client.close();
+    }
+  });
+
+  it('filters each request by its own envelope and headers', async () => {
+    const plain = await pinnedClient('pinned-plain');
+    const admin = await pinnedClient('pinned-admin', { headers: { 'x-role': 'admin' } });
+    const exporter = await pinnedClient('pinned-exporter', { capabilities: { extensions: { [reportExtension]: {} } } });
+    try {
+      expect(await toolNames(plain)).toEqual(['report']);
+      expect(await toolNames(admin)).toEqual(['admin-reset', 'report']);
+      expect(await toolNames(exporter)).toEqual(['export', 'report']);
+      expect((await plain.listResources()).resources.map((resource) => resource.uri)).toEqual(['docs://readme', 'items://1']);
+      expect((await admin.listResources()).resources.map((resource) => resource.uri).sort()).toEqual(['docs://audit', 'docs://readme', 'items://1', 'vault://1']);
+      // The envelope the upstream saw for the exporter's lists is the exporter's own.
+      const exporterLists = received.filter(
+        (request) => request.body.method === 'tools/list' && (request.body.params?._meta?.[clientInfoMetaKey] as { name?: string })?.name === 'pinned-exporter',
+      );
+      expect(exporterLists.length).toBeGreaterThan(0);
+    } finally {
+      await Promise.all([plain.close(), admin.close(), exporter.close()]);
+    }
+  });
+
+  it('relays a visible call, and answers the version the envelope may use', async () => {
+    const admin = await pinnedClient('pinned-admin', { headers: { 'x-role': 'admin' } });
+    const exporter = await pinnedClient('pinned-exporter', { capabilities: { extensions: { [reportExtension]: {} } } });
+    try {
+      expect(await admin.callTool({ name: 'admin-reset', arguments: {} })).toMatchObject({ content: [{ type: 'text', text: 'reset' }] });
+      expect(await admin.callTool({ name: 'report', arguments: {} })).toMatchObject({ content: [{ type: 'text', text: 'disabled' }] });
+      expect(await exporter.callTool({ name: 'report', arguments: {} })).toMatchObject({ content: [{ type: 'text', text: 'enabled' }] });
+      const readme = await admin.readResource({ uri: 'docs://readme' });
+      expect(readme.contents).toEqual([{ uri: 'docs://readme', text: 'readme' }]);
+    } finally {
+      await Promise.all([admin.close(), exporter.close()]);
+    }
+  });
+
+  it('answers a hidden call byte for byte as an upstream without it answers', async () => {
+    // The same kinds of primitive, none of the hidden ones.
+    const without = await listen(
+      createUngatedHandler((server) => {
+        server.registerTool('other', { description: 'not echo' }, () => ({ content: [] }));
+        server.registerPrompt('other', {}, () => ({ messages: [] }));
+        server.registerResource('other', 'docs://other', {}, (uri) => ({ contents: [{ uri: uri.href, text: 'other' }] }));
+        server.registerResource('things', new ResourceTemplate('things://{id}', { list: undefined }), {}, (uri) => ({ contents: [{ uri: uri.href, text: 'thing' }] }));
+      }),
+    );
+    try {
+      const requests: [string, Record<string, unknown>, Record<string, string>][] = [
+        ['tools/call', { name: 'echo', arguments: { text: 'x' } }, {}],
+        ['tools/call', { name: 'admin-reset', arguments: {} }, {}],
+        ['prompts/get', { name: 'admin-brief', arguments: { topic: 'ops' } }, {}],
+        ['resources/read', { uri: 'docs://audit' }, {}],
+        ['resources/read', { uri: 'vault://7' }, { 'x-role': 'guest' }],
+      ];
+      for (const [method, params, headers] of requests) {
+        const hidden = await postModern(proxyEndpoint, method, params, { headers });
+        const unknown = await postModern(without, method, params, { headers });
+        expect({ method, status: hidden.status, text: hidden.text }).toEqual({ method, status: unknown.status, text: unknown.text });
+        expect(hidden.text).toContain('"error"');
+      }
+    } finally {
+      await without.close();
+    }
+  });
+
+  it('never sends a hidden primitive upstream', () => {
+    const forwarded = received.filter((request) => ['tools/call', 'prompts/get', 'resources/read'].includes(request.body.method ?? ''));
+    expect(forwarded.length).toBeGreaterThan(0);
+    for (const { body, headers } of forwarded) {
+      const named = body.params?.name ?? body.params?.uri ?? '';
+      expect(named).not.toBe('echo');
+      if (headers.get('x-role') !== 'admin') expect(['admin-reset', 'admin-brief', 'docs://audit', 'vault://7']).not.toContain(named);
+      expect(headers.get('mcp-session-id')).toBeNull();
+    }
+  });
+
+  it('keeps serving 2025-era sessions on the same listener', async () => {
+    const client = new Client({ name: 'session-client', version: '1.0.0' });
+    await client.connect(new StreamableHTTPClientTransport(proxy.url, { requestInit: { headers: { 'x-role': 'admin' } } }));
+    try {
+      expect((await client.listTools()).tools.map((tool) => tool.name).sort()).toEqual(['admin-reset', 'report']);
+      expect(await client.callTool({ name: 'admin-reset', arguments: {} })).toMatchObject({ content: [{ type: 'text', text: 'reset' }] });
+    } finally {
+      await client.close();
+    }
+  });
+});
