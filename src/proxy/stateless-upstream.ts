@@ -68,7 +68,9 @@ class StatelessUpstreamTransport implements Transport {
         await this.#http.send({ ...message, params } as ModernMessage, { requestSignal: abort.signal });
       } catch (error) {
         this.#waiting.delete(message.id);
-        throw error;
+        const answer = errorAnswerIn(error, message.id);
+        if (answer === undefined) throw error;
+        this.onmessage?.(answer);
       }
       return;
     }
@@ -82,6 +84,25 @@ class StatelessUpstreamTransport implements Transport {
   async close(): Promise<void> {
     for (const abort of this.#waiting.values()) abort.abort();
     await this.#http.close();
+  }
+}
+
+/**
+ * The JSON-RPC error answer to request `id` that an HTTP error carries. A 2026-07-28 server
+ * answers some errors with an HTTP status (404 for a method it does not serve, such as
+ * `prompts/list` on a server without prompts); the v2 transport hands the body on as a message
+ * only for 400, and throws for the others with the body in `data.text`. It is the upstream's
+ * answer all the same, and is relayed as one.
+ */
+function errorAnswerIn(error: unknown, id: string | number): JSONRPCMessage | undefined {
+  const text = (error as { data?: { text?: unknown } } | null | undefined)?.data?.text;
+  if (typeof text !== 'string') return undefined;
+  try {
+    const answer = JSON.parse(text) as { jsonrpc?: unknown; id?: unknown; error?: { code?: unknown; message?: unknown } };
+    const isError = answer.jsonrpc === '2.0' && answer.id === id && typeof answer.error?.code === 'number' && typeof answer.error.message === 'string';
+    return isError ? (answer as JSONRPCMessage) : undefined;
+  } catch {
+    return undefined;
   }
 }
 
