@@ -48,6 +48,12 @@ export function createStatelessHandler(options: StatelessRequestOptions): (reque
       response.writeHead(202).end();
       return;
     }
+    if (method === 'subscriptions/listen') {
+      // A change stream of the upstream's lists would tell this client of primitives it may not see, and the proxy
+      // does not filter one yet: answered as a server that does not serve the method (the v2 SDK's own answer).
+      response.writeHead(404, { 'content-type': 'application/json' }).end(errorBody(id, -32601, 'Method not found'));
+      return;
+    }
     const abort = new AbortController();
     response.on('close', () => abort.abort());
     const envelope = envelopeMetaOf(params?.['_meta']);

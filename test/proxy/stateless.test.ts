@@ -8,12 +8,14 @@ import { join } from 'node:path';
 import { Client as ClientV2, StreamableHTTPClientTransport as StreamableHttpV2 } from '@modelcontextprotocol/client';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { createMcpHandler, ResourceTemplate } from '@modelcontextprotocol/server';
+import { acceptedContent, createMcpHandler, inputRequired, ResourceTemplate } from '@modelcontextprotocol/server';
+import { z } from 'zod';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { clientInfoMetaKey } from '../../src/adapter/envelope.js';
 import { createServer, createUngatedHandler, registryPolicyDocument, reportExtension } from '../server/fixtures.js';
 import { listen, postModern, type Endpoint } from '../server/http.js';
 import { startProxy, type RunningProxy } from './harness.js';
+import { audience, createTestIssuer, issuer, serveJwks, type JwksServer } from './identity-fixtures.js';
 
 // The fixture's policy (admin primitives only for `x-role: admin`), and `echo` hidden from everyone.
 const policyPath = join(tmpdir(), `mcp-gate-stateless-${process.pid}.policy.json`);
@@ -21,7 +23,17 @@ const policy = { ...registryPolicyDocument, rules: [...(registryPolicyDocument.r
 
 /** Every JSON-RPC request the upstream received, with the headers it came with. */
 const received: { body: { method?: string; params?: { name?: string; uri?: string; _meta?: Record<string, unknown> } }; headers: Headers }[] = [];
-const upstreamHandler = createMcpHandler(() => createServer());
+const upstreamHandler = createMcpHandler(() => {
+  const server = createServer();
+  // A tool that asks its client first (2026-07-28's multi-round-trip `input_required` result).
+  const confirmation = z.object({ confirm: z.boolean() });
+  server.registerTool('deploy', { description: 'asks before it deploys' }, (context) => {
+    const confirmed = acceptedContent(context.mcpReq.inputResponses, 'confirm', confirmation);
+    if (confirmed?.confirm === true) return { content: [{ type: 'text' as const, text: 'deployed' }] };
+    return inputRequired({ inputRequests: { confirm: inputRequired.elicit({ message: 'Deploy?', requestedSchema: confirmation }) } });
+  });
+  return server;
+});
 let upstream: Endpoint;
 let proxy: RunningProxy;
 let proxyEndpoint: Endpoint;
@@ -67,9 +79,9 @@ describe('mcp-gate proxy serving 2026-07-28 stateless requests from a 2026-07-28
     const admin = await pinnedClient('pinned-admin', { headers: { 'x-role': 'admin' } });
     const exporter = await pinnedClient('pinned-exporter', { capabilities: { extensions: { [reportExtension]: {} } } });
     try {
-      expect(await toolNames(plain)).toEqual(['report']);
-      expect(await toolNames(admin)).toEqual(['admin-reset', 'report']);
-      expect(await toolNames(exporter)).toEqual(['export', 'report']);
+      expect(await toolNames(plain)).toEqual(['deploy', 'report']);
+      expect(await toolNames(admin)).toEqual(['admin-reset', 'deploy', 'report']);
+      expect(await toolNames(exporter)).toEqual(['deploy', 'export', 'report']);
       expect((await plain.listResources()).resources.map((resource) => resource.uri)).toEqual(['docs://readme', 'items://1']);
       expect((await admin.listResources()).resources.map((resource) => resource.uri).sort()).toEqual(['docs://audit', 'docs://readme', 'items://1', 'vault://1']);
       // The envelope the upstream saw for the exporter's lists is the exporter's own.
@@ -93,6 +105,21 @@ describe('mcp-gate proxy serving 2026-07-28 stateless requests from a 2026-07-28
       expect(readme.contents).toEqual([{ uri: 'docs://readme', text: 'readme' }]);
     } finally {
       await Promise.all([admin.close(), exporter.close()]);
+    }
+  });
+
+  it("relays an upstream's input_required result and the client's retry with its answer", async () => {
+    const client = await pinnedClient('pinned-eliciting', { capabilities: { elicitation: { form: {} } } });
+    const asked: string[] = [];
+    client.setRequestHandler('elicitation/create', (request) => {
+      asked.push(request.params.message);
+      return { action: 'accept', content: { confirm: true } };
+    });
+    try {
+      expect(await client.callTool({ name: 'deploy', arguments: {} })).toMatchObject({ content: [{ type: 'text', text: 'deployed' }] });
+      expect(asked).toEqual(['Deploy?']);
+    } finally {
+      await client.close();
     }
   });
 
@@ -136,14 +163,93 @@ describe('mcp-gate proxy serving 2026-07-28 stateless requests from a 2026-07-28
     }
   });
 
+  it('refuses subscriptions/listen (not filtered yet) as a server that does not serve it, sending nothing upstream', async () => {
+    const before = received.length;
+    const answer = await postModern(proxyEndpoint, 'subscriptions/listen', { filter: { toolsListChanged: true } });
+    expect({ status: answer.status, text: answer.text }).toEqual({ status: 404, text: '{"jsonrpc":"2.0","id":1,"error":{"code":-32601,"message":"Method not found"}}' });
+    expect(received.length).toBe(before);
+  });
+
   it('keeps serving 2025-era sessions on the same listener', async () => {
     const client = new Client({ name: 'session-client', version: '1.0.0' });
     await client.connect(new StreamableHTTPClientTransport(proxy.url, { requestInit: { headers: { 'x-role': 'admin' } } }));
     try {
-      expect((await client.listTools()).tools.map((tool) => tool.name).sort()).toEqual(['admin-reset', 'report']);
+      expect((await client.listTools()).tools.map((tool) => tool.name).sort()).toEqual(['admin-reset', 'deploy', 'report']);
       expect(await client.callTool({ name: 'admin-reset', arguments: {} })).toMatchObject({ content: [{ type: 'text', text: 'reset' }] });
     } finally {
       await client.close();
     }
+  });
+});
+
+describe('mcp-gate proxy --jwks serving 2026-07-28 stateless requests', () => {
+  // admin primitives for the token whose subject is alice, whatever the headers say.
+  const tokenPolicyPath = join(tmpdir(), `mcp-gate-stateless-token-${process.pid}.policy.json`);
+  let jwksServer: JwksServer;
+  let tokenProxy: RunningProxy;
+  let aliceToken: string;
+  let bobToken: string;
+
+  beforeAll(async () => {
+    const tokens = await createTestIssuer();
+    jwksServer = await serveJwks(tokens.jwks);
+    writeFileSync(
+      tokenPolicyPath,
+      JSON.stringify({
+        version: 1,
+        default: 'allow',
+        rules: [{ id: 'alice-admin', effect: 'deny', appliesTo: { groups: ['admin'] }, when: { '!=': [{ var: 'auth.subject' }, 'alice'] } }],
+      }),
+    );
+    tokenProxy = await startProxy([
+      '--policy',
+      tokenPolicyPath,
+      '--upstream-url',
+      `${upstream.url}/mcp`,
+      '--jwks',
+      jwksServer.url.href,
+      '--issuer',
+      issuer,
+      '--audience',
+      audience,
+    ]);
+    aliceToken = await tokens.sign({ sub: 'alice' });
+    bobToken = await tokens.sign({ sub: 'bob' });
+  }, 60_000);
+
+  afterAll(async () => {
+    await tokenProxy?.stop();
+    await jwksServer?.close();
+  });
+
+  it('refuses a request without a valid token before anything reaches the upstream', async () => {
+    const before = received.length;
+    const answer = await postModern({ url: tokenProxy.url.origin, close: async () => undefined }, 'tools/list', {});
+    expect(answer.status).toBe(401);
+    expect(answer.headers.get('www-authenticate')).toContain('Bearer');
+    expect(received.length).toBe(before);
+  });
+
+  it("decides on each request's verified token, and never sends the token upstream", async () => {
+    const before = received.length;
+    const connectAs = async (token: string) => {
+      const client = new ClientV2({ name: 'pinned-token', version: '2.0.0' }, { versionNegotiation: { mode: { pin: '2026-07-28' } } });
+      await client.connect(new StreamableHttpV2(tokenProxy.url, { requestInit: { headers: { authorization: `Bearer ${token}` } } }));
+      return client;
+    };
+    const [alice, bob] = await Promise.all([connectAs(aliceToken), connectAs(bobToken)]);
+    try {
+      expect(await toolNames(alice)).toContain('admin-reset');
+      expect(await toolNames(bob)).not.toContain('admin-reset');
+      expect(await alice.callTool({ name: 'admin-reset', arguments: {} })).toMatchObject({ content: [{ type: 'text', text: 'reset' }] });
+      await expect(bob.callTool({ name: 'admin-reset', arguments: {} })).rejects.toThrow('Tool admin-reset not found');
+    } finally {
+      await Promise.all([alice.close(), bob.close()]);
+    }
+    const sent = received.slice(before);
+    expect(sent.length).toBeGreaterThan(0);
+    for (const { headers } of sent) expect(headers.get('authorization')).toBeNull();
+    // alice's call went upstream; bob's went as a probe, never under the hidden name.
+    expect(sent.filter(({ body }) => body.method === 'tools/call' && body.params?.name === 'admin-reset')).toHaveLength(1);
   });
 });
