@@ -21,6 +21,8 @@ interface Entry {
   readonly connection: Promise<WireConnection>;
   fetchedAt: number;
   cached: boolean;
+  /** Requests using the connection now: an entry evicted meanwhile is closed when the last one ends, not under it. */
+  inUse: number;
 }
 
 /**
@@ -50,8 +52,28 @@ export class StatelessConnections {
     return this.#entries.size;
   }
 
-  /** The gated connection for this envelope and these upstream headers, its lists fetched (again, once they are older than the TTL). */
-  async connectionFor(envelope: EnvelopeMeta, headers: Readonly<Record<string, string>>): Promise<WireConnection> {
+  /**
+   * Runs `task` with the gated connection for this envelope and these upstream headers, its lists
+   * fetched (again, once they are older than the TTL). The connection stays open until `task` ends.
+   */
+  async use<T>(envelope: EnvelopeMeta, headers: Readonly<Record<string, string>>, task: (connection: WireConnection) => Promise<T>): Promise<T> {
+    const entry = this.#entryFor(envelope, headers);
+    entry.inUse++;
+    try {
+      const connection = await entry.connection;
+      if (Date.now() - entry.fetchedAt > this.#listTtlMs) {
+        entry.fetchedAt = Date.now();
+        // A failed refresh keeps the lists as they were (WireConnection.refresh); the operator hears of it.
+        await connection.refresh().catch(this.#options.onError);
+      }
+      return await task(connection);
+    } finally {
+      entry.inUse--;
+      if (!entry.cached && entry.inUse === 0) void closeEntry(entry);
+    }
+  }
+
+  #entryFor(envelope: EnvelopeMeta, headers: Readonly<Record<string, string>>): Entry {
     const key = JSON.stringify([envelope, Object.entries(headers).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))]);
     let entry = this.#entries.get(key);
     if (entry !== undefined) {
@@ -60,18 +82,13 @@ export class StatelessConnections {
     } else {
       entry = this.#open(key, envelope, headers);
     }
-    const connection = await entry.connection;
-    if (Date.now() - entry.fetchedAt > this.#listTtlMs) {
-      entry.fetchedAt = Date.now();
-      // A failed refresh keeps the lists as they were (WireConnection.refresh); the operator hears of it.
-      await connection.refresh().catch(this.#options.onError);
-    }
-    return connection;
+    return entry;
   }
 
   async close(): Promise<void> {
     const entries = [...this.#entries.values()];
     this.#entries.clear();
+    for (const entry of entries) entry.cached = false;
     await Promise.all(entries.map((entry) => closeEntry(entry)));
   }
 
@@ -80,11 +97,12 @@ export class StatelessConnections {
       if (this.#entries.size < this.#maxEntries) break;
       this.#entries.delete(oldest);
       entry.cached = false;
-      void closeEntry(entry);
+      if (entry.inUse === 0) void closeEntry(entry);
     }
     const entry: Entry = {
       fetchedAt: Date.now(),
       cached: true,
+      inUse: 0,
       connection: this.#options.connect(headers, envelope).then(async (client) => {
         try {
           // No session to tell of a changed list: a 2026-07-28 client asks again (or listens upstream of us, which is not relayed).

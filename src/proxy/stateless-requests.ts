@@ -60,8 +60,10 @@ export function createStatelessHandler(options: StatelessRequestOptions): (reque
     let body: string;
     let status = 200;
     try {
-      const connection = await options.connections.connectionFor(envelope, options.upstreamHeaders(request.headers));
-      const result = await connection.handle({ method, params, id }, contextInput(request, method, endpoint, params), { signal: abort.signal, timeoutMs: options.timeoutMs });
+      const input = contextInput(request, method, endpoint, params);
+      const result = await options.connections.use(envelope, options.upstreamHeaders(request.headers), (connection) =>
+        connection.handle({ method, params, id }, input, { signal: abort.signal, timeoutMs: options.timeoutMs }),
+      );
       body = resultBody(id, result as Record<string, unknown>);
     } catch (error) {
       if (error instanceof RelayedError) {

@@ -6,6 +6,7 @@ import { clientCapabilitiesMetaKey, clientInfoMetaKey, protocolVersionMetaKey } 
 import { createWireGate } from '../../src/proxy/proxy-runtime.js';
 import { StatelessConnections } from '../../src/proxy/stateless-connections.js';
 import { connectStatelessUpstream } from '../../src/proxy/stateless-upstream.js';
+import type { WireConnection } from '../../src/wire/wire-connection.js';
 import { listen, type Endpoint } from '../server/http.js';
 
 const tools = ['first'];
@@ -28,11 +29,15 @@ afterAll(async () => {
 
 const envelopeOf = (name: string) => ({ [protocolVersionMetaKey]: '2026-07-28', [clientInfoMetaKey]: { name, version: '1.0.0' }, [clientCapabilitiesMetaKey]: {} });
 const wire = createWireGate({ policy: { version: 1, default: 'allow', rules: [] } });
-const listed = (connection: Awaited<ReturnType<StatelessConnections['connectionFor']>>) =>
+const listed = (connection: WireConnection) =>
   connection
     .catalog()
     .entries('tool')
     .map((entry) => entry.key);
+
+/** The connection `use` hands its task (for looking at; a test that sends through it does so inside `use`). */
+const connectionOf = (connections: StatelessConnections, envelope: Record<string, unknown>, headers: Record<string, string>) =>
+  connections.use(envelope, headers, async (connection) => connection);
 
 describe('StatelessConnections', () => {
   it('keeps one connection per envelope and headers, at most maxEntries, least recently used out first', async () => {
@@ -43,18 +48,42 @@ describe('StatelessConnections', () => {
       connect: (headers, envelope) => connectStatelessUpstream(upstreamUrl, headers, envelope),
     });
     try {
-      const a = await connections.connectionFor(envelopeOf('a'), {});
-      expect(await connections.connectionFor(envelopeOf('a'), {})).toBe(a);
-      const withHeader = await connections.connectionFor(envelopeOf('a'), { 'x-team': 'blue' });
+      const a = await connectionOf(connections, envelopeOf('a'), {});
+      expect(await connectionOf(connections, envelopeOf('a'), {})).toBe(a);
+      const withHeader = await connectionOf(connections, envelopeOf('a'), { 'x-team': 'blue' });
       expect(withHeader).not.toBe(a);
       expect(connections.size).toBe(2);
-      await connections.connectionFor(envelopeOf('a'), {}); // a is now the most recently used
-      await connections.connectionFor(envelopeOf('b'), {});
+      await connectionOf(connections, envelopeOf('a'), {}); // a is now the most recently used
+      await connectionOf(connections, envelopeOf('b'), {});
       expect(connections.size).toBe(2);
-      expect(await connections.connectionFor(envelopeOf('a'), {})).toBe(a);
-      expect(await connections.connectionFor(envelopeOf('a'), { 'x-team': 'blue' })).not.toBe(withHeader);
+      expect(await connectionOf(connections, envelopeOf('a'), {})).toBe(a);
+      expect(await connectionOf(connections, envelopeOf('a'), { 'x-team': 'blue' })).not.toBe(withHeader);
       // The same lists for every envelope: one shared snapshot.
-      expect((await connections.connectionFor(envelopeOf('b'), {})).catalog()).toBe(a.catalog());
+      expect((await connectionOf(connections, envelopeOf('b'), {})).catalog()).toBe(a.catalog());
+    } finally {
+      await connections.close();
+    }
+  });
+
+  it('closes an evicted connection only once the request using it has ended', async () => {
+    const connections = new StatelessConnections({
+      wire,
+      onError: (error) => expect.fail(String(error)),
+      maxEntries: 1,
+      connect: (headers, envelope) => connectStatelessUpstream(upstreamUrl, headers, envelope),
+    });
+    try {
+      let release = () => {};
+      const released = new Promise<void>((resolve) => (release = resolve));
+      const running = connections.use(envelopeOf('busy'), {}, async (connection) => {
+        await released;
+        // A call goes upstream (a list would be answered from the lists already fetched).
+        return connection.handle({ method: 'tools/call', params: { name: 'first', arguments: {} }, id: 1 }, {});
+      });
+      await connectionOf(connections, envelopeOf('newcomer'), {}); // evicts `busy` while its request runs
+      expect(connections.size).toBe(1);
+      release();
+      expect(await running).toMatchObject({ content: [] });
     } finally {
       await connections.close();
     }
@@ -68,12 +97,12 @@ describe('StatelessConnections', () => {
       connect: (headers, envelope) => connectStatelessUpstream(upstreamUrl, headers, envelope),
     });
     try {
-      expect(listed(await connections.connectionFor(envelopeOf('ttl'), {}))).toEqual(['first']);
+      expect(listed(await connectionOf(connections, envelopeOf('ttl'), {}))).toEqual(['first']);
       tools.push('second');
       // Date.now() must move past the fetch time: wait for the next millisecond, bounded.
       const fetchedAt = Date.now();
       for (let spin = 0; spin < 1_000_000 && Date.now() === fetchedAt; spin++);
-      expect(listed(await connections.connectionFor(envelopeOf('ttl'), {}))).toEqual(['first', 'second']);
+      expect(listed(await connectionOf(connections, envelopeOf('ttl'), {}))).toEqual(['first', 'second']);
     } finally {
       tools.pop();
       await connections.close();
@@ -88,7 +117,7 @@ describe('StatelessConnections', () => {
       onError: (error) => errors.push(error),
       connect: (headers, envelope) => connectStatelessUpstream(unreachable, headers, envelope),
     });
-    await expect(connections.connectionFor(envelopeOf('lost'), {})).rejects.toThrow();
+    await expect(connectionOf(connections, envelopeOf('lost'), {})).rejects.toThrow();
     expect(connections.size).toBe(0);
     await connections.close();
   });
