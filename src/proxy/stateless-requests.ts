@@ -56,13 +56,14 @@ export function createStatelessHandler(options: StatelessRequestOptions): (reque
     }
     const abort = new AbortController();
     response.on('close', () => abort.abort());
+    const progress = progressStream(request, response, params);
     const envelope = envelopeMetaOf(params?.['_meta']);
     let body: string;
     let status = 200;
     try {
       const input = contextInput(request, method, endpoint, params);
       const result = await options.connections.use(envelope, options.upstreamHeaders(request.headers), (connection) =>
-        connection.handle({ method, params, id }, input, { signal: abort.signal, timeoutMs: options.timeoutMs }),
+        connection.handle({ method, params, id }, input, { signal: abort.signal, timeoutMs: options.timeoutMs, onprogress: progress?.send }),
       );
       body = resultBody(id, result as Record<string, unknown>);
     } catch (error) {
@@ -74,8 +75,38 @@ export function createStatelessHandler(options: StatelessRequestOptions): (reque
         body = errorBody(id, -32603, 'The upstream server is not available');
       }
     }
-    if (!response.writableEnded) response.writeHead(status, { 'content-type': 'application/json' }).end(body);
+    if (response.writableEnded) return;
+    if (progress?.started) response.end(sseEvent(body));
+    else response.writeHead(status, { 'content-type': 'application/json' }).end(body);
   };
+}
+
+/**
+ * For a request that asked for progress (`_meta.progressToken`) and accepts an event stream: a
+ * listener that turns the answer into one, as a 2026-07-28 server does, at the first progress
+ * the upstream reports for it, and sends each as `notifications/progress` with the client's own
+ * token. The answer then ends the stream. Undefined otherwise (the answer is plain JSON).
+ */
+function progressStream(request: IncomingMessage, response: ServerResponse, params: Record<string, unknown> | undefined) {
+  const progressToken = (params?.['_meta'] as { progressToken?: unknown } | undefined)?.progressToken;
+  if (typeof progressToken !== 'string' && typeof progressToken !== 'number') return undefined;
+  if (!request.headers.accept?.includes('text/event-stream')) return undefined;
+  const stream = {
+    started: false,
+    send(progress: { progress: number; total?: number; message?: string }) {
+      if (response.writableEnded) return;
+      if (!stream.started) {
+        stream.started = true;
+        response.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
+      }
+      response.write(sseEvent(JSON.stringify({ jsonrpc: '2.0', method: 'notifications/progress', params: { ...progress, progressToken } })));
+    },
+  };
+  return stream;
+}
+
+function sseEvent(data: string): string {
+  return `event: message\ndata: ${data}\n\n`;
 }
 
 interface StatelessMessage {

@@ -32,6 +32,13 @@ const upstreamHandler = createMcpHandler(() => {
     if (confirmed?.confirm === true) return { content: [{ type: 'text' as const, text: 'deployed' }] };
     return inputRequired({ inputRequests: { confirm: inputRequired.elicit({ message: 'Deploy?', requestedSchema: confirmation }) } });
   });
+  server.registerTool('slow', { description: 'reports its progress' }, async (context) => {
+    const progressToken = context.mcpReq._meta?.progressToken;
+    if (progressToken !== undefined) {
+      for (let step = 1; step <= 3; step++) await context.mcpReq.notify({ method: 'notifications/progress', params: { progressToken, progress: step, total: 3 } });
+    }
+    return { content: [{ type: 'text' as const, text: 'done' }] };
+  });
   return server;
 });
 let upstream: Endpoint;
@@ -79,9 +86,9 @@ describe('mcp-gate proxy serving 2026-07-28 stateless requests from a 2026-07-28
     const admin = await pinnedClient('pinned-admin', { headers: { 'x-role': 'admin' } });
     const exporter = await pinnedClient('pinned-exporter', { capabilities: { extensions: { [reportExtension]: {} } } });
     try {
-      expect(await toolNames(plain)).toEqual(['deploy', 'report']);
-      expect(await toolNames(admin)).toEqual(['admin-reset', 'deploy', 'report']);
-      expect(await toolNames(exporter)).toEqual(['deploy', 'export', 'report']);
+      expect(await toolNames(plain)).toEqual(['deploy', 'report', 'slow']);
+      expect(await toolNames(admin)).toEqual(['admin-reset', 'deploy', 'report', 'slow']);
+      expect(await toolNames(exporter)).toEqual(['deploy', 'export', 'report', 'slow']);
       expect((await plain.listResources()).resources.map((resource) => resource.uri)).toEqual(['docs://readme', 'items://1']);
       expect((await admin.listResources()).resources.map((resource) => resource.uri).sort()).toEqual(['docs://audit', 'docs://readme', 'items://1', 'vault://1']);
       // The envelope the upstream saw for the exporter's lists is the exporter's own.
@@ -118,6 +125,22 @@ describe('mcp-gate proxy serving 2026-07-28 stateless requests from a 2026-07-28
     try {
       expect(await client.callTool({ name: 'deploy', arguments: {} })).toMatchObject({ content: [{ type: 'text', text: 'deployed' }] });
       expect(asked).toEqual(['Deploy?']);
+    } finally {
+      await client.close();
+    }
+  });
+
+  it("relays the upstream's progress for a call to the client that asked for it", async () => {
+    const client = await pinnedClient('pinned-progress');
+    const progress: unknown[] = [];
+    try {
+      const result = await client.callTool({ name: 'slow', arguments: {} }, { onprogress: (update) => progress.push(update) });
+      expect(result).toMatchObject({ content: [{ type: 'text', text: 'done' }] });
+      expect(progress).toEqual([
+        { progress: 1, total: 3 },
+        { progress: 2, total: 3 },
+        { progress: 3, total: 3 },
+      ]);
     } finally {
       await client.close();
     }
@@ -174,7 +197,7 @@ describe('mcp-gate proxy serving 2026-07-28 stateless requests from a 2026-07-28
     const client = new Client({ name: 'session-client', version: '1.0.0' });
     await client.connect(new StreamableHTTPClientTransport(proxy.url, { requestInit: { headers: { 'x-role': 'admin' } } }));
     try {
-      expect((await client.listTools()).tools.map((tool) => tool.name).sort()).toEqual(['admin-reset', 'deploy', 'report']);
+      expect((await client.listTools()).tools.map((tool) => tool.name).sort()).toEqual(['admin-reset', 'deploy', 'report', 'slow']);
       expect(await client.callTool({ name: 'admin-reset', arguments: {} })).toMatchObject({ content: [{ type: 'text', text: 'reset' }] });
     } finally {
       await client.close();
