@@ -57,6 +57,12 @@ export interface ProxyHttpSettings {
   readonly statelessUpstream?: StatelessUpstream | undefined;
 }
 
+export interface ProxyHttpServing extends Serving {
+  readonly host: HttpHost;
+  /** Whether 2026-07-28 stateless requests are served too (the upstream speaks 2026-07-28). */
+  readonly servesStateless: boolean;
+}
+
 /** Opens a downstream session's upstream transport, given the headers of the session's initialize (none over stdio). */
 export type OpenUpstream = ProxySessionOptions['openUpstream'];
 
@@ -66,7 +72,7 @@ export async function serveProxyHttp(
   settings: ProxyHttpSettings,
   signal: AbortSignal,
   onError: (error: unknown) => void,
-): Promise<Serving & { readonly host: HttpHost }> {
+): Promise<ProxyHttpServing> {
   // One restart back-off for all sessions: a crashing upstream command is not spawned once per client in a tight loop.
   const supervisor = new UpstreamSupervisor();
   // Hook: 2026-07-28 stateless requests, beside the 2025-era sessions on the same listener.
@@ -86,7 +92,7 @@ export async function serveProxyHttp(
     await host.close();
     await stateless?.close();
   };
-  return { host, done: aborted(signal), close };
+  return { host, done: aborted(signal), close, servesStateless: stateless !== undefined };
 }
 
 /** How long the startup asks the upstream whether it speaks 2026-07-28. */
@@ -101,7 +107,9 @@ async function statelessServingFor(wire: WireGate, upstream: StatelessUpstream |
   let serving: typeof import('./stateless-serving.js');
   try {
     serving = await import('./stateless-serving.js');
-  } catch {
+  } catch (error) {
+    // Only the optional v2 client package missing turns stateless serving off; anything else is a fault to report.
+    if ((error as { code?: unknown }).code !== 'ERR_MODULE_NOT_FOUND') throw error;
     return undefined;
   }
   return serving.startStatelessServing(wire, upstream, onError, statelessProbeTimeoutMs);

@@ -54,6 +54,7 @@ describe('mcp-gate proxy in front of a 2025-era upstream (sessions only)', () =>
       expect(answer.text).toBe('{"jsonrpc":"2.0","error":{"code":-32000,"message":"Bad Request: Server not initialized"},"id":null}');
       expect(answer.headers.get('mcp-session-id')).toBeNull();
     }
+    expect(legacyProxy.stderr()).not.toContain('stateless');
   });
 
   it("gives a v2 client that negotiates ('auto') a gated 2025-11-25 session", async () => {

@@ -76,6 +76,7 @@ describe('mcp-gate proxy serving 2026-07-28 stateless requests from a 2026-07-28
     try {
       expect(client.getNegotiatedProtocolVersion()).toBe('2026-07-28');
       expect(client.getServerVersion()?.name).toBe('gated-v2');
+      expect(proxy.stderr()).toContain('serving 2026-07-28 stateless requests too');
     } finally {
       await client.close();
     }

@@ -144,6 +144,7 @@ export const proxyCommand: Command = {
           note(
             `listening on ${serving.host.url.href} (a session per client, each with its own upstream session, at most ${settings.maxSessions}; paths below ${serving.host.url.pathname} are endpoints too)`,
           );
+          if (serving.servesStateless) note('serving 2026-07-28 stateless requests too (the upstream speaks 2026-07-28; docs/proxy.md#protocol-eras)');
           if (settings.bearer)
             note(`verifying bearer tokens of ${settings.bearer.issuer} for ${settings.bearer.audience} (--jwks); the client's Authorization never reaches the upstream`);
           stop = serving;
