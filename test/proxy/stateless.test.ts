@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { Client as ClientV2, StreamableHTTPClientTransport as StreamableHttpV2 } from '@modelcontextprotocol/client';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { acceptedContent, createMcpHandler, inputRequired, ResourceTemplate } from '@modelcontextprotocol/server';
+import { acceptedContent, completable, createMcpHandler, inputRequired, ResourceTemplate } from '@modelcontextprotocol/server';
 import { z } from 'zod';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { clientInfoMetaKey } from '../../src/adapter/envelope.js';
@@ -22,7 +22,10 @@ const policyPath = join(tmpdir(), `mcp-gate-stateless-${process.pid}.policy.json
 const policy = { ...registryPolicyDocument, rules: [...(registryPolicyDocument.rules ?? []), { id: 'no-echo', effect: 'deny', appliesTo: { names: ['echo'] } }] };
 
 /** Every JSON-RPC request the upstream received, with the headers it came with. */
-const received: { body: { method?: string; params?: { name?: string; uri?: string; _meta?: Record<string, unknown> } }; headers: Headers }[] = [];
+const received: {
+  body: { method?: string; params?: { name?: string; uri?: string; ref?: { name?: string; uri?: string }; _meta?: Record<string, unknown> } };
+  headers: Headers;
+}[] = [];
 const upstreamHandler = createMcpHandler(() => {
   const server = createServer();
   // A tool that asks its client first (2026-07-28's multi-round-trip `input_required` result).
@@ -152,7 +155,7 @@ describe('mcp-gate proxy serving 2026-07-28 stateless requests from a 2026-07-28
     const without = await listen(
       createUngatedHandler((server) => {
         server.registerTool('other', { description: 'not echo' }, () => ({ content: [] }));
-        server.registerPrompt('other', {}, () => ({ messages: [] }));
+        server.registerPrompt('other', { argsSchema: z.object({ topic: completable(z.string(), () => ['x']) }) }, () => ({ messages: [] }));
         server.registerResource('other', 'docs://other', {}, (uri) => ({ contents: [{ uri: uri.href, text: 'other' }] }));
         server.registerResource('things', new ResourceTemplate('things://{id}', { list: undefined }), {}, (uri) => ({ contents: [{ uri: uri.href, text: 'thing' }] }));
       }),
@@ -164,6 +167,8 @@ describe('mcp-gate proxy serving 2026-07-28 stateless requests from a 2026-07-28
         ['prompts/get', { name: 'admin-brief', arguments: { topic: 'ops' } }, {}],
         ['resources/read', { uri: 'docs://audit' }, {}],
         ['resources/read', { uri: 'vault://7' }, { 'x-role': 'guest' }],
+        ['completion/complete', { ref: { type: 'ref/prompt', name: 'admin-brief' }, argument: { name: 'topic', value: 'o' } }, {}],
+        ['completion/complete', { ref: { type: 'ref/resource', uri: 'vault://{id}' }, argument: { name: 'id', value: '' } }, {}],
       ];
       for (const [method, params, headers] of requests) {
         const hidden = await postModern(proxyEndpoint, method, params, { headers });
@@ -177,12 +182,12 @@ describe('mcp-gate proxy serving 2026-07-28 stateless requests from a 2026-07-28
   });
 
   it('never sends a hidden primitive upstream', () => {
-    const forwarded = received.filter((request) => ['tools/call', 'prompts/get', 'resources/read'].includes(request.body.method ?? ''));
+    const forwarded = received.filter((request) => ['tools/call', 'prompts/get', 'resources/read', 'completion/complete'].includes(request.body.method ?? ''));
     expect(forwarded.length).toBeGreaterThan(0);
     for (const { body, headers } of forwarded) {
-      const named = body.params?.name ?? body.params?.uri ?? '';
+      const named = body.params?.name ?? body.params?.uri ?? body.params?.ref?.name ?? body.params?.ref?.uri ?? '';
       expect(named).not.toBe('echo');
-      if (headers.get('x-role') !== 'admin') expect(['admin-reset', 'admin-brief', 'docs://audit', 'vault://7']).not.toContain(named);
+      if (headers.get('x-role') !== 'admin') expect(['admin-reset', 'admin-brief', 'docs://audit', 'vault://7', 'vault://{id}']).not.toContain(named);
       expect(headers.get('mcp-session-id')).toBeNull();
     }
   });
