@@ -45,12 +45,15 @@ const upstreamHandler = createMcpHandler(() => {
   return server;
 });
 let upstream: Endpoint;
+let upstreamDown = false;
 let proxy: RunningProxy;
 let proxyEndpoint: Endpoint;
 
 beforeAll(async () => {
   writeFileSync(policyPath, JSON.stringify(policy));
   upstream = await listen(async (request) => {
+    // While `upstreamDown`, the upstream answers no JSON-RPC at all (as a load balancer in front of a crashed server).
+    if (upstreamDown) return new Response('upstream unavailable', { status: 502 });
     const text = await request.clone().text();
     if (text !== '') received.push({ body: JSON.parse(text) as (typeof received)[number]['body'], headers: request.headers });
     return upstreamHandler.fetch(request);
@@ -197,6 +200,27 @@ describe('mcp-gate proxy serving 2026-07-28 stateless requests from a 2026-07-28
     const answer = await postModern(proxyEndpoint, 'subscriptions/listen', { filter: { toolsListChanged: true } });
     expect({ status: answer.status, text: answer.text }).toEqual({ status: 404, text: '{"jsonrpc":"2.0","id":1,"error":{"code":-32601,"message":"Method not found"}}' });
     expect(received.length).toBe(before);
+  });
+
+  it('answers as unavailable while the upstream is down, and serves again once it is back', async () => {
+    const call = () => postModern(proxyEndpoint, 'tools/call', { name: 'report', arguments: {} }, { clientInfo: { name: 'outage-client', version: '1.0.0' } });
+    expect((await call()).body.result).toMatchObject({ content: [{ type: 'text', text: 'disabled' }] });
+    upstreamDown = true;
+    try {
+      const down = await call();
+      expect({ status: down.status, text: down.text }).toEqual({
+        status: 200,
+        text: '{"jsonrpc":"2.0","id":1,"error":{"code":-32603,"message":"The upstream server is not available"}}',
+      });
+      // A client the proxy has not seen yet: its lists cannot be fetched, and nothing unfiltered is answered.
+      const newcomer = await postModern(proxyEndpoint, 'tools/list', {}, { clientInfo: { name: 'outage-newcomer', version: '1.0.0' } });
+      expect(newcomer.body.error).toEqual({ code: -32603, message: 'The upstream server is not available' });
+    } finally {
+      upstreamDown = false;
+    }
+    expect((await call()).body.result).toMatchObject({ content: [{ type: 'text', text: 'disabled' }] });
+    const back = await postModern(proxyEndpoint, 'tools/list', {}, { clientInfo: { name: 'outage-newcomer', version: '1.0.0' } });
+    expect((back.body.result?.['tools'] as { name: string }[]).map((tool) => tool.name)).toContain('report');
   });
 
   it('keeps serving 2025-era sessions on the same listener', async () => {
