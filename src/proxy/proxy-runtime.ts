@@ -3,6 +3,7 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { Readable, Writable } from 'node:stream';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
+import type { Catalog } from '../adapter/catalog.js';
 import type { PrimitiveKind } from '../core/context.js';
 import type { BearerVerifier } from '../serve/bearer-auth.js';
 import { startHttpHost, type HttpHost } from '../serve/http-host.js';
@@ -10,6 +11,7 @@ import { aborted, serveOverStdio, withTimeout, type Serving } from '../serve/lif
 import { createWireGate, type WireGate, type WireGateOptions } from '../wire/wire-gate.js';
 import { createProxySession, type ProxySessionOptions } from './proxy-session.js';
 import type { StatelessServing, StatelessUpstream } from './stateless-serving.js';
+import { eraMismatchMessage } from './upstream-era.js';
 import { UpstreamSupervisor } from './supervisor.js';
 
 export { createWireGate };
@@ -20,29 +22,46 @@ export interface UpstreamSummary {
   /** Overlay keys whose glob matched none of the upstream's primitives. */
   readonly unmatchedOverlayKeys: readonly string[];
   readonly serverName: string | undefined;
+  /** The upstream speaks only protocol 2026-07-28: it is served with stateless requests alone (ProxyHttpSettings.statelessOnly). */
+  readonly statelessOnly?: boolean;
 }
 
 /**
  * Connects to the upstream once, at startup, so that a command that does not start or a URL
  * that does not answer fails before any client does, and reads its lists for the summary and
  * the overlay's warnings.
+ *
+ * `statelessUpstream` (HTTP only): where an upstream that refuses the 2025-era `initialize` for
+ * its protocol version is asked again with 2026-07-28 stateless requests; if it speaks that, the
+ * summary says `statelessOnly` and the proxy serves it that way (docs/proxy.md#protocol-eras).
  */
-export async function inspectUpstream(wire: WireGate, transport: Transport, timeoutMs: number): Promise<UpstreamSummary> {
+export async function inspectUpstream(wire: WireGate, transport: Transport, timeoutMs: number, statelessUpstream?: StatelessUpstream): Promise<UpstreamSummary> {
   const client = new Client({ name: 'mcp-gate-proxy-startup-check', version: '0.1.0' });
   try {
-    await withTimeout(client.connect(transport, { timeout: timeoutMs }), timeoutMs, 'the upstream did not answer initialize');
+    try {
+      await withTimeout(client.connect(transport, { timeout: timeoutMs }), timeoutMs, 'the upstream did not answer initialize');
+    } catch (error) {
+      // Hook: an upstream of protocol 2026-07-28 only.
+      if (statelessUpstream === undefined || eraMismatchMessage(error) === undefined) throw error;
+      const inspected = await (await loadStatelessServing())?.inspectStatelessUpstream(wire, statelessUpstream, timeoutMs);
+      if (inspected === undefined) throw error;
+      return { ...summaryOf(wire, inspected.catalog, inspected.serverName), statelessOnly: true };
+    }
     const connection = await withTimeout(wire.attach(client, { notify: async () => undefined, isOpen: () => false }), timeoutMs, 'the upstream did not answer its lists');
-    const catalog = connection.catalog();
-    const kinds: PrimitiveKind[] = ['tool', 'prompt', 'resource', 'resourceTemplate'];
-    const primitives = kinds.flatMap((kind) => catalog.entries(kind).map((entry) => ({ kind, key: entry.key })));
-    return {
-      counts: Object.fromEntries(kinds.map((kind) => [kind, catalog.entries(kind).length])) as Record<PrimitiveKind, number>,
-      unmatchedOverlayKeys: wire.overlay.unmatchedKeys(primitives),
-      serverName: client.getServerVersion()?.name,
-    };
+    return summaryOf(wire, connection.catalog(), client.getServerVersion()?.name);
   } finally {
     await client.close().catch(() => undefined);
   }
+}
+
+function summaryOf(wire: WireGate, catalog: Catalog, serverName: string | undefined): UpstreamSummary {
+  const kinds: PrimitiveKind[] = ['tool', 'prompt', 'resource', 'resourceTemplate'];
+  const primitives = kinds.flatMap((kind) => catalog.entries(kind).map((entry) => ({ kind, key: entry.key })));
+  return {
+    counts: Object.fromEntries(kinds.map((kind) => [kind, catalog.entries(kind).length])) as Record<PrimitiveKind, number>,
+    unmatchedOverlayKeys: wire.overlay.unmatchedKeys(primitives),
+    serverName,
+  };
 }
 
 export interface ProxyHttpSettings {
@@ -55,6 +74,8 @@ export interface ProxyHttpSettings {
   readonly upstreamPingMs?: number | undefined;
   /** A Streamable HTTP upstream: 2026-07-28 stateless requests are served when it speaks 2026-07-28 (stateless-serving.ts). */
   readonly statelessUpstream?: StatelessUpstream | undefined;
+  /** The upstream speaks only 2026-07-28 (UpstreamSummary.statelessOnly): every request is served statelessly, none opens a session. */
+  readonly statelessOnly?: boolean | undefined;
 }
 
 export interface ProxyHttpServing extends Serving {
@@ -76,7 +97,7 @@ export async function serveProxyHttp(
   // One restart back-off for all sessions: a crashing upstream command is not spawned once per client in a tight loop.
   const supervisor = new UpstreamSupervisor();
   // Hook: 2026-07-28 stateless requests, beside the 2025-era sessions on the same listener.
-  const stateless = await statelessServingFor(wire, settings.statelessUpstream, onError);
+  const stateless = await statelessServingFor(wire, settings.statelessUpstream, onError, settings.statelessOnly === true);
   const host = await startHttpHost({
     createServer: () => createProxySession({ wire, openUpstream, onError, supervisor, upstreamPingMs: settings.upstreamPingMs }),
     // The wire gate attaches to each session's upstream when its initialize arrives.
@@ -102,17 +123,25 @@ const statelessProbeTimeoutMs = 10_000;
  * The stateless serving for this upstream, or undefined: for a spawned or legacy SSE upstream,
  * one that does not speak 2026-07-28, or without the optional v2 client package.
  */
-async function statelessServingFor(wire: WireGate, upstream: StatelessUpstream | undefined, onError: (error: unknown) => void): Promise<StatelessServing | undefined> {
+async function statelessServingFor(
+  wire: WireGate,
+  upstream: StatelessUpstream | undefined,
+  onError: (error: unknown) => void,
+  only: boolean,
+): Promise<StatelessServing | undefined> {
   if (upstream === undefined) return undefined;
-  let serving: typeof import('./stateless-serving.js');
+  return (await loadStatelessServing())?.startStatelessServing(wire, upstream, onError, statelessProbeTimeoutMs, only);
+}
+
+/** stateless-serving.ts, or undefined without the optional v2 client package (`@modelcontextprotocol/client`) it runs on. */
+async function loadStatelessServing(): Promise<typeof import('./stateless-serving.js') | undefined> {
   try {
-    serving = await import('./stateless-serving.js');
+    return await import('./stateless-serving.js');
   } catch (error) {
-    // Only the optional v2 client package missing turns stateless serving off; anything else is a fault to report.
+    // Only the package missing turns stateless serving off; anything else is a fault to report.
     if ((error as { code?: unknown }).code !== 'ERR_MODULE_NOT_FOUND') throw error;
     return undefined;
   }
-  return serving.startStatelessServing(wire, upstream, onError, statelessProbeTimeoutMs);
 }
 
 export async function serveProxyStdio(

@@ -117,25 +117,32 @@ export async function connectStatelessUpstream(url: URL, headers: Readonly<Recor
   return client;
 }
 
+/** The envelope the proxy's own startup requests carry (the check and, upstream of a 2026-07-28-only server, the summary). */
+export const startupEnvelope: EnvelopeMeta = {
+  [protocolVersionMetaKey]: statelessProtocolVersion,
+  [clientInfoMetaKey]: { name: 'mcp-gate-proxy-startup-check', version: '0.1.0' },
+  [clientCapabilitiesMetaKey]: {},
+};
+
 /**
- * Whether the upstream at `url` serves 2026-07-28 stateless requests: its answer to a
- * `server/discover` request lists that revision in `supportedVersions`. Any other answer (a
- * 2025-era server's 400, a transport error) is no.
+ * The upstream's answer to a 2026-07-28 `server/discover` request when it lists that revision in
+ * `supportedVersions`, else undefined (a 2025-era server's 400, a transport error).
  */
-export async function upstreamSpeaksStateless(url: URL, headers: Readonly<Record<string, string>>, timeoutMs: number): Promise<boolean> {
-  const envelope = {
-    [protocolVersionMetaKey]: statelessProtocolVersion,
-    [clientInfoMetaKey]: { name: 'mcp-gate-proxy-startup-check', version: '0.1.0' },
-    [clientCapabilitiesMetaKey]: {},
-  };
-  const client = await connectStatelessUpstream(url, headers, envelope);
+export async function discoverStatelessUpstream(url: URL, headers: Readonly<Record<string, string>>, timeoutMs: number): Promise<Record<string, unknown> | undefined> {
+  const client = await connectStatelessUpstream(url, headers, startupEnvelope);
   try {
     const result = await client.request({ method: 'server/discover' } as never, ResultSchema, { timeout: timeoutMs });
     const supported = (result as { supportedVersions?: unknown }).supportedVersions;
-    return Array.isArray(supported) && supported.includes(statelessProtocolVersion);
+    return Array.isArray(supported) && supported.includes(statelessProtocolVersion) ? result : undefined;
   } catch {
-    return false;
+    return undefined;
   } finally {
     await client.close().catch(() => undefined);
   }
+}
+
+/** The server name a discover result gives in its `_meta` (a SHOULD of 2026-07-28). */
+export function serverNameOf(discover: Record<string, unknown>): string | undefined {
+  const info = (discover['_meta'] as Record<string, unknown> | undefined)?.['io.modelcontextprotocol/serverInfo'] as { name?: unknown } | undefined;
+  return typeof info?.name === 'string' ? info.name : undefined;
 }

@@ -110,9 +110,18 @@ export const proxyCommand: Command = {
           onStderrLine: (line) => note(`upstream: ${line}`),
           headers: upstreamSessionHeaders(settings.upstreamHeaders, settings.forwardHeaders, downstream?.headers ?? {}),
         });
+      // A Streamable HTTP upstream may speak 2026-07-28 too, or only: stateless requests are then served over HTTP (src/proxy/stateless-serving.ts).
+      const { upstream, upstreamHeaders, forwardHeaders } = settings;
+      const statelessUpstream =
+        upstream.kind === 'url' && upstream.transport !== 'sse' && !settings.stdio
+          ? {
+              url: upstream.url,
+              headers: (downstream: Readonly<Record<string, string | string[] | undefined>>) => upstreamSessionHeaders(upstreamHeaders, forwardHeaders, downstream),
+            }
+          : undefined;
       let summary;
       try {
-        summary = await runtime.inspectUpstream(wire, openUpstream(), startupTimeoutMs);
+        summary = await runtime.inspectUpstream(wire, openUpstream(), startupTimeoutMs, statelessUpstream);
       } catch (error) {
         const detail = eraMismatchMessage(error) ?? legacySseHint(settings.upstream, error) ?? (error instanceof Error ? error.message : String(error));
         throw new InputError(`${command}: cannot reach the upstream ${upstreamName}: ${detail}`);
@@ -131,20 +140,16 @@ export const proxyCommand: Command = {
         note('speaking MCP on stdin/stdout');
       } else {
         try {
-          // A Streamable HTTP upstream may speak 2026-07-28 too: stateless requests are then served (src/proxy/stateless-serving.ts).
-          const { upstream, upstreamHeaders, forwardHeaders } = settings;
-          const statelessUpstream =
-            upstream.kind === 'url' && upstream.transport !== 'sse'
-              ? {
-                  url: upstream.url,
-                  headers: (downstream: Readonly<Record<string, string | string[] | undefined>>) => upstreamSessionHeaders(upstreamHeaders, forwardHeaders, downstream),
-                }
-              : undefined;
-          const serving = await runtime.serveProxyHttp(wire, openUpstream, { ...settings, bearer, statelessUpstream }, signal, onError);
+          const serving = await runtime.serveProxyHttp(wire, openUpstream, { ...settings, bearer, statelessUpstream, statelessOnly: summary.statelessOnly }, signal, onError);
           note(
             `listening on ${serving.host.url.href} (a session per client, each with its own upstream session, at most ${settings.maxSessions}; paths below ${serving.host.url.pathname} are endpoints too)`,
           );
-          if (serving.servesStateless) note('serving 2026-07-28 stateless requests too (the upstream speaks 2026-07-28; docs/proxy.md#protocol-eras)');
+          if (serving.servesStateless)
+            note(
+              summary.statelessOnly
+                ? 'serving 2026-07-28 stateless requests only (the upstream speaks only 2026-07-28; 2025-era clients get its refusal; docs/proxy.md#protocol-eras)'
+                : 'serving 2026-07-28 stateless requests too (the upstream speaks 2026-07-28; docs/proxy.md#protocol-eras)',
+            );
           if (settings.bearer)
             note(`verifying bearer tokens of ${settings.bearer.issuer} for ${settings.bearer.audience} (--jwks); the client's Authorization never reaches the upstream`);
           stop = serving;
