@@ -166,6 +166,14 @@ function resultBody(id: string | number, result: Record<string, unknown>): strin
   return JSON.stringify({ result: complete, jsonrpc: '2.0', id });
 }
 
+/**
+ * The errors `@modelcontextprotocol/server` 2.4 writes with `error` before `id`: those its
+ * transport answers before the request reaches a server (an unsupported protocol version, a
+ * body that is no request); a server's own errors, `-32601` included, have `id` first.
+ */
+const transportErrorCodes: ReadonlySet<number> = new Set([-32700, -32600, -32022]);
+
 function errorBody(id: string | number | null, code: number, message: string, data?: unknown): string {
-  return JSON.stringify({ jsonrpc: '2.0', id, error: data === undefined ? { code, message } : { code, message, data } });
+  const error = data === undefined ? { code, message } : { code, message, data };
+  return JSON.stringify(transportErrorCodes.has(code) ? { jsonrpc: '2.0', error, id } : { jsonrpc: '2.0', id, error });
 }

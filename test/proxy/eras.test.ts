@@ -5,8 +5,10 @@
 // one endpoint or 2026-07-28 only; v1 SDK, 2025-era only) and real clients of both SDKs: what
 // works, and the exact refusal of what does not.
 import { writeFileSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { PassThrough, Readable } from 'node:stream';
 import { Client as ClientV2, StreamableHTTPClientTransport as StreamableHttpV2 } from '@modelcontextprotocol/client';
 import { createMcpHandler } from '@modelcontextprotocol/server';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -14,7 +16,8 @@ import { startHttpHost, type HttpHost } from '../../src/serve/http-host.js';
 import { createFixtureServer } from '../sdk/fixtures.js';
 import { createServer } from '../server/fixtures.js';
 import { listen, postModern, type Endpoint } from '../server/http.js';
-import { startProxy, type RunningProxy } from './harness.js';
+import { run } from '../../src/cli/run.js';
+import { repositoryRoot, startProxy, type RunningProxy } from './harness.js';
 
 // Hides one tool of the v2 fixture server, so that a working path is seen to be gated too.
 const policyPath = join(tmpdir(), `mcp-gate-eras-${process.pid}.policy.json`);
@@ -132,14 +135,72 @@ describe('mcp-gate proxy in front of a 2026-07-28 upstream that serves 2025-era 
 });
 
 describe('mcp-gate proxy in front of an upstream that speaks 2026-07-28 only', () => {
-  it('does not start, and says which protocol revisions each side speaks', { timeout: 60_000 }, async () => {
-    const modernOnly = await listen(createMcpHandler(() => createServer(), { legacy: 'reject' }));
-    try {
-      await expect(startProxy(['--policy', policyPath, '--upstream-url', `${modernOnly.url}/mcp`])).rejects.toThrow(
-        `mcp-gate proxy: cannot reach the upstream ${modernOnly.url}/mcp: it speaks only protocol revision 2026-07-28, and mcp-gate proxy opens 2025-era sessions upstream (2025-11-25 and earlier); see docs/proxy.md#protocol-eras`,
-      );
-    } finally {
-      await modernOnly.close();
+  let modernOnly: Endpoint;
+  let modernProxy: RunningProxy;
+
+  beforeAll(async () => {
+    modernOnly = await listen(createMcpHandler(() => createServer(), { legacy: 'reject' }));
+    modernProxy = await startProxy(['--policy', policyPath, '--upstream-url', `${modernOnly.url}/mcp`]);
+  }, 60_000);
+
+  afterAll(async () => {
+    await modernProxy?.stop();
+    await modernOnly?.close();
+  });
+
+  it('starts, and says it serves 2026-07-28 stateless requests only', () => {
+    expect(modernProxy.stderr()).toContain('in front of gated-v2: 5 tools');
+    expect(modernProxy.stderr()).toContain('serving 2026-07-28 stateless requests only');
+  });
+
+  it('serves a v2 client pinned to 2026-07-28, or negotiating, gated', async () => {
+    for (const mode of [{ pin: '2026-07-28' as const }, 'auto' as const]) {
+      const client = new ClientV2({ name: 'modern-client', version: '2.0.0' }, { versionNegotiation: { mode } });
+      await client.connect(new StreamableHttpV2(modernProxy.url));
+      try {
+        expect(client.getNegotiatedProtocolVersion()).toBe('2026-07-28');
+        const names = (await client.listTools()).tools.map((tool) => tool.name);
+        expect(names.length).toBeGreaterThan(0);
+        expect(names).not.toContain(hiddenTool);
+      } finally {
+        await client.close();
+      }
     }
+  });
+
+  it("answers a 2025-era initialize with the upstream's own refusal, byte for byte", async () => {
+    const initialize = (url: string) =>
+      fetch(url, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+        body: JSON.stringify({
+          jsonrpc: '2.0',
+          id: 0,
+          method: 'initialize',
+          params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'old', version: '1.0.0' } },
+        }),
+        signal: AbortSignal.timeout(10_000),
+      });
+    const [proxied, direct] = await Promise.all([initialize(modernProxy.url.href), initialize(`${modernOnly.url}/mcp`)]);
+    const [proxiedText, directText] = [await proxied.text(), await direct.text()];
+    expect({ status: proxied.status, text: proxiedText }).toEqual({ status: direct.status, text: directText });
+    expect(directText).toContain('"supported":["2026-07-28"]');
+    expect(proxied.headers.get('mcp-session-id')).toBeNull();
+  });
+
+  it('still refuses it at startup with --stdio, saying which protocol revisions each side speaks', { timeout: 60_000 }, async () => {
+    const err: string[] = [];
+    const code = await run(['proxy', '--stdio', '--policy', policyPath, '--upstream-url', `${modernOnly.url}/mcp`], {
+      cwd: repositoryRoot,
+      stdout: () => undefined,
+      stderr: (text) => err.push(text),
+      readFile: (path) => readFile(path, 'utf8'),
+      signal: AbortSignal.timeout(30_000),
+      stdio: { input: Readable.from([]), output: new PassThrough() },
+    });
+    expect(code).toBe(1);
+    expect(err.join('')).toContain(
+      `mcp-gate proxy: cannot reach the upstream ${modernOnly.url}/mcp: it speaks only protocol revision 2026-07-28, and mcp-gate proxy opens 2025-era sessions upstream (2025-11-25 and earlier); see docs/proxy.md#protocol-eras`,
+    );
   });
 });
