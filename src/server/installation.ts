@@ -1,4 +1,5 @@
 import type { McpRequestContext, McpServer, ServerContext } from '@modelcontextprotocol/server';
+import { wholeContext, wholeContextOf, type RequestContext } from '../core/context.js';
 import type { Policy } from '../core/policy/types.js';
 import type { Catalog } from '../adapter/catalog.js';
 import { readEnvelope } from '../adapter/envelope.js';
@@ -26,6 +27,11 @@ export class Installation implements GatedSession {
   readonly factoryRequest: McpRequestContext | undefined;
   readonly #runtime: GateRuntime<ServerGateSettings>;
   readonly #registry: RegistryTracker;
+  /**
+   * Where this session's latest request came from: a new policy decides what the session sees
+   * from the whole of it (wholeContext), while each request copies only what its policy reads.
+   */
+  #latestSources: RequestSources | undefined;
 
   constructor(server: McpServer, runtime: GateRuntime<ServerGateSettings>, factoryRequest: McpRequestContext | undefined) {
     this.server = server;
@@ -63,8 +69,15 @@ export class Installation implements GatedSession {
     const catalog = this.catalog();
     const context = buildRequestContext(sources, this.server, contextPlanFor(view, catalog, this.settings));
     // Only 2025-era sessions can be told about a policy change; stateless requests are not tracked.
-    if (sources.sessionId !== undefined) this.#runtime.sessions.observe(this, context);
+    if (sources.sessionId !== undefined) {
+      this.#latestSources = sources;
+      this.#runtime.sessions.observe(this, context);
+    }
     return { view, catalog, context, requestId };
+  }
+
+  wholeContext(kept: RequestContext): RequestContext {
+    return this.#latestSources === undefined ? wholeContextOf(kept) : buildRequestContext(this.#latestSources, this.server, wholeContext);
   }
 
   currentPolicy(): Policy {
