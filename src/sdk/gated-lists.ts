@@ -57,10 +57,6 @@ function createCachedList(spec: CachedListSpec) {
   };
 }
 
-export const createGatedToolsList = createCachedList(toolsList);
-export const createGatedPromptsList = createCachedList(promptsList);
-export const createGatedTemplatesList = createCachedList(templatesList);
-
 /** resources/list runs the templates' list callbacks per request, so nothing is cached. */
 export function createGatedResourcesList(installation: Installation, sdkHandler: StoredHandler): StoredHandler {
   return async function gatedResourcesList(request: JsonRpcRequest, extra: SdkExtra) {
@@ -87,3 +83,11 @@ function answer(
   decisions.list(gated, listed.counts);
   return page.nextCursor === undefined ? { [field]: page.items } : { [field]: page.items, nextCursor: page.nextCursor };
 }
+
+/** The gated list methods of this binding's handler table. */
+export const gatedLists = {
+  'tools/list': createCachedList(toolsList),
+  'prompts/list': createCachedList(promptsList),
+  'resources/list': createGatedResourcesList,
+  'resources/templates/list': createCachedList(templatesList),
+};

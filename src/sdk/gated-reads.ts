@@ -71,3 +71,10 @@ export function createGatedCompletion(installation: Installation, sdkHandler: St
 function deniedOr(installation: Installation, gated: GatedRequest, entry: CatalogEntry, label: Parameters<typeof deniedError>[0], name: string, notFound: Error): Error {
   return installation.settings.denied === 'explain' ? deniedError(label, name, gated.view.explain(gated.context, entry)) : notFound;
 }
+
+/** The gated get, read and completion methods of this binding's handler table. */
+export const gatedReads = {
+  'prompts/get': createGatedPromptGet,
+  'resources/read': createGatedResourceRead,
+  'completion/complete': createGatedCompletion,
+};

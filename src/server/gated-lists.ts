@@ -34,10 +34,6 @@ function createFilteredList(spec: ListSpec) {
   };
 }
 
-export const createGatedToolsList = createFilteredList({ method: 'tools/list', kinds: ['tool'], field: 'tools' });
-export const createGatedPromptsList = createFilteredList({ method: 'prompts/list', kinds: ['prompt'], field: 'prompts' });
-export const createGatedTemplatesList = createFilteredList({ method: 'resources/templates/list', kinds: ['resourceTemplate'], field: 'resourceTemplates' });
-
 const resourcesList: ListSpec = { method: 'resources/list', kinds: ['resource', 'resourceTemplate'], field: 'resources' };
 
 /**
@@ -54,6 +50,14 @@ export function createGatedResourcesList(installation: Installation, _sdkHandler
     return answer(installation, gated, resourcesList, listed, request, gated.view.cacheKey(gated.catalog, gated.context), {});
   };
 }
+
+/** The gated list methods of this binding's handler table. */
+export const gatedLists = {
+  'tools/list': createFilteredList({ method: 'tools/list', kinds: ['tool'], field: 'tools' }),
+  'prompts/list': createFilteredList({ method: 'prompts/list', kinds: ['prompt'], field: 'prompts' }),
+  'resources/list': createGatedResourcesList,
+  'resources/templates/list': createFilteredList({ method: 'resources/templates/list', kinds: ['resourceTemplate'], field: 'resourceTemplates' }),
+};
 
 /**
  * The page as a result, carrying over what the SDK attached for the 2026-07-28 encoder (cache

@@ -88,6 +88,13 @@ export function createGatedCompletion(installation: Installation, sdkHandler: St
   };
 }
 
+/** The gated get, read and completion methods of this binding's handler table. */
+export const gatedReads = {
+  'prompts/get': createGatedPromptGet,
+  'resources/read': createGatedResourceRead,
+  'completion/complete': createGatedCompletion,
+};
+
 function explained(installation: Installation, gated: GatedRequest, entry: CatalogEntry, label: Parameters<typeof deniedError>[0], name: string): Error | undefined {
   return installation.settings.denied === 'explain' ? deniedError(label, name, gated.view.explain(gated.context, entry)) : undefined;
 }
