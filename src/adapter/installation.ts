@@ -6,7 +6,7 @@ import type { GatedSession, GateRuntime } from './gate-runtime.js';
 import type { GatedRequest, StoredHandler } from './gated-request.js';
 import type { ListKind } from './list-changes.js';
 import type { PolicyView } from './policy-view.js';
-import { gateHandlerMap, notifyListChanged, RegistryTracker, type GatedMethod, type ListChangeNotifier, type RegistrationObserver } from './server-hooks.js';
+import { gateHandlerMap, handlerMapOf, notifyListChanged, RegistryTracker, type GatedMethod, type ListChangeNotifier, type RegistrationObserver } from './server-hooks.js';
 
 /** The gated form of every gated method, as one binding writes them for its installation and its SDK's handlers. */
 export type GatedHandlerTable<Installation, SdkContext> = Readonly<
@@ -44,9 +44,13 @@ export abstract class GateInstallation<Server extends GatedServer, SdkContext, R
     this.#registry.observe(server, observer);
   }
 
-  /** Wraps the handlers: the binding calls this last in its constructor, once everything its handlers use is set. */
-  protected gateHandlers(handlers: Map<string, StoredHandler<SdkContext>>, table: GatedHandlerTable<this, SdkContext>): void {
-    gateHandlerMap(handlers, (method, handler) => table[method](this, handler));
+  /**
+   * Wraps the server's handlers (its protocol's method → handler map, checked at install by the
+   * binding's readInternals): the binding calls this last in its constructor, once everything
+   * its handlers use is set.
+   */
+  protected gateHandlers(table: GatedHandlerTable<this, SdkContext>): void {
+    gateHandlerMap(handlerMapOf<StoredHandler<SdkContext>>(this.server), (method, handler) => table[method](this, handler));
   }
 
   /** The registrations as of now; rebuilt only after the SDK reported a change. */

@@ -7,7 +7,7 @@ import { gatedLists } from './gated-lists.js';
 import { gatedReads } from './gated-reads.js';
 import { createGatedToolCall } from './gated-tool-call.js';
 import { createContextBuilder } from './request-context.js';
-import { readHandlerMap, readInternals, readSources, type McpServerInternals, type SdkExtra } from './server-internals.js';
+import { readInternals, readSources, type McpServerInternals, type SdkExtra } from './server-internals.js';
 
 /** The gate on one McpServer 1.32: the shared installation, with this SDK's requests, registries and answers. */
 export class Installation extends GateInstallation<McpServer, SdkExtra, SdkExtra> {
@@ -30,7 +30,7 @@ export class Installation extends GateInstallation<McpServer, SdkExtra, SdkExtra
     );
     this.internals = internals;
     this.#contextFor = createContextBuilder(server.server);
-    this.gateHandlers(readHandlerMap(server), gatedHandlers);
+    this.gateHandlers(gatedHandlers);
   }
 
   /** Every request of an McpServer belongs to its session (stdio, in-memory or one HTTP session), which setPolicy tells about changes. */

@@ -11,7 +11,7 @@ import { gatedReads } from './gated-reads.js';
 import { createGatedToolCall } from './gated-tool-call.js';
 import { gatePreDispatchChecks } from './pre-dispatch.js';
 import { buildRequestContext, type RequestSources } from './request-context.js';
-import { readHandlerMap, readInternals, readSources, type McpServerInternals } from './server-internals.js';
+import { readInternals, readSources, type McpServerInternals } from './server-internals.js';
 
 /**
  * The gate on one McpServer 2.4: the shared installation, with this SDK's requests, registries
@@ -32,7 +32,7 @@ export class Installation extends GateInstallation<McpServer, ServerContext, Req
     super(server, runtime, () => readSources(internals));
     this.internals = internals;
     this.factoryRequest = factoryRequest;
-    this.gateHandlers(readHandlerMap(server), gatedHandlers);
+    this.gateHandlers(gatedHandlers);
     gatePreDispatchChecks(this);
   }
 
