@@ -1,5 +1,6 @@
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { createPlannedRequestContext, wholeContext, type ContextPlan, type RequestContext, type RequestContextInput } from '../core/context.js';
+import { sessionClientOf } from '../adapter/request-input.js';
 import { authOfToken } from '../adapter/token-auth.js';
 import type { SdkExtra } from './server-internals.js';
 
@@ -39,14 +40,9 @@ export function buildRequestContext(method: string, extra: SdkExtra, server: Ser
 function contextInputOf(method: string, extra: SdkExtra, server: Server): MutableInput {
   const requestInfo = extra.requestInfo;
   const headers = requestInfo?.headers ?? noHeaders;
-  const clientVersion = server.getClientVersion();
   return {
     request: { method, headers, endpoint: endpointOf(extra), sessionId: extra.sessionId, protocolVersion: protocolVersionOf(headers) },
-    client: {
-      name: clientVersion?.name,
-      version: clientVersion?.version,
-      capabilities: server.getClientCapabilities() as Record<string, unknown> | undefined,
-    },
+    client: sessionClientOf(server),
     auth: authOfToken(extra.authInfo),
   };
 }

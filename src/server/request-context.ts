@@ -1,6 +1,7 @@
 import type { AuthInfo, McpServer } from '@modelcontextprotocol/server';
 import { createPlannedRequestContext, wholeContext, type ContextPlan, type RequestContext, type RequestContextInput } from '../core/context.js';
 import type { RequestEnvelope } from '../adapter/envelope.js';
+import { pathnameOf, sessionClientOf } from '../adapter/request-input.js';
 import { authOfToken } from '../adapter/token-auth.js';
 
 /** Where one request's facts come from; each field belongs to that request alone. */
@@ -28,7 +29,6 @@ export function buildRequestContext(sources: RequestSources, server: McpServer, 
   // Only the headers the plan names: a session's whole context, which a new policy may need, is
   // rebuilt from its latest sources when that policy arrives (Installation#wholeContext).
   const headers = httpRequest === undefined ? {} : headersOf(httpRequest.headers, plan);
-  const legacyClient = envelope === undefined ? server.server.getClientVersion() : undefined;
   const input: RequestContextInput = {
     request: {
       method: sources.method,
@@ -37,14 +37,7 @@ export function buildRequestContext(sources: RequestSources, server: McpServer, 
       sessionId: sources.sessionId,
       protocolVersion: envelope?.protocolVersion ?? httpRequest?.headers.get('mcp-protocol-version') ?? undefined,
     },
-    client:
-      envelope === undefined
-        ? {
-            name: legacyClient?.name,
-            version: legacyClient?.version,
-            capabilities: server.server.getClientCapabilities() as Record<string, unknown> | undefined,
-          }
-        : { name: envelope.clientName, version: envelope.clientVersion, capabilities: envelope.capabilities },
+    client: envelope === undefined ? sessionClientOf(server.server) : { name: envelope.clientName, version: envelope.clientVersion, capabilities: envelope.capabilities },
     auth: authOfToken(authInfo),
   };
   return createPlannedRequestContext(input, plan);
@@ -84,33 +77,4 @@ function servesModernEra(sources: RequestSources, server: McpServer): boolean {
   const negotiated = server.server.getNegotiatedProtocolVersion();
   if (negotiated !== undefined) return negotiated >= firstModernProtocolVersion;
   return sources.envelope?.protocolVersion !== undefined;
-}
-
-/**
- * The path of a `Request#url`. That is a URL the WHATWG parser already serialized, where the path
- * starts at the first `/` after `//` (userinfo has `/` percent-encoded, hosts have none) and runs
- * to `?` or `#`: sliced out instead of parsed again (a second parse was a third of the time it
- * took to build a request's context). Anything else is parsed.
- */
-export function pathnameOf(url: string): string {
-  const authority = url.indexOf('://');
-  const start = authority < 0 ? -1 : url.indexOf('/', authority + 3);
-  if (start < 0) return parsedPathnameOf(url);
-  let end = url.length;
-  for (let index = start; index < url.length; index++) {
-    const char = url.charCodeAt(index);
-    if (char === 0x3f || char === 0x23) {
-      end = index;
-      break;
-    }
-  }
-  return url.slice(start, end);
-}
-
-function parsedPathnameOf(url: string): string {
-  try {
-    return new URL(url).pathname;
-  } catch {
-    return '';
-  }
 }

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { pathnameOf } from '../../src/server/request-context.js';
+import { pathnameOf } from '../../src/adapter/request-input.js';
 
 /** What the endpoint was read as before: the URL parsed again. */
 function parsedPathname(url: string): string {
