@@ -5,7 +5,7 @@
 import { PromptListChangedNotificationSchema, ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { PolicyDocument } from '../../src/index.js';
-import { bindings, connect, prompts, tools, type Served, type Session } from './bindings.js';
+import { bindings, connect, prompts, resources, tools, uriOf, type Served, type Session } from './bindings.js';
 
 /** The secret group only for requests carrying `x-role: admin`. */
 const policy: PolicyDocument = {
@@ -33,6 +33,7 @@ async function open(served: Served, role: string): Promise<Session> {
 
 const toolNames = async (session: Session) => (await session.client.listTools()).tools.map((tool) => tool.name);
 const promptNames = async (session: Session) => (await session.client.listPrompts()).prompts.map((prompt) => prompt.name);
+const resourceNames = async (session: Session) => (await session.client.listResources()).resources.map((resource) => resource.name);
 
 /** An answer with the name it is about replaced, to compare answers about two names. */
 const about = (raw: string, name: string) => raw.split(name).join('<name>');
@@ -53,9 +54,11 @@ describe.each(bindings)('gate: $name', (binding) => {
     const session = await open(await start(binding), 'visitor');
     expect(await toolNames(session)).toEqual(['public-tool']);
     expect(await promptNames(session)).toEqual(['public-prompt']);
+    expect(await resourceNames(session)).toEqual(['public-doc']);
     session.role = 'admin';
     expect(await toolNames(session)).toEqual(['public-tool', 'secret-tool']);
     expect(await promptNames(session)).toEqual(['public-prompt', 'secret-prompt']);
+    expect(await resourceNames(session)).toEqual(['public-doc', 'secret-doc']);
     session.role = 'visitor';
     expect(await toolNames(session)).toEqual(['public-tool']);
   });
@@ -79,6 +82,13 @@ describe.each(bindings)('gate: $name', (binding) => {
         if (listedPrompts.includes(name)) expect(JSON.parse(got), `${role} gets ${name}`).toMatchObject({ result: { messages: [{ content: { text: `prompt ${name}` } }] } });
         else expect(about(got, name), `${role} gets ${name}`).toBe(unknownPrompt);
       }
+      const listedResources = await resourceNames(session);
+      const unknownResource = about(await session.raw('resources/read', { uri: uriOf('never-registered') }), uriOf('never-registered'));
+      for (const name of resources) {
+        const read = await session.raw('resources/read', { uri: uriOf(name) });
+        if (listedResources.includes(name)) expect(JSON.parse(read), `${role} reads ${name}`).toMatchObject({ result: { contents: [{ text: `read ${uriOf(name)}` }] } });
+        else expect(about(read, uriOf(name)), `${role} reads ${name}`).toBe(unknownResource);
+      }
     }
   });
 
@@ -91,6 +101,9 @@ describe.each(bindings)('gate: $name', (binding) => {
     expect(about(hidden, 'secret-tool')).toBe(about(await session.raw('tools/call', { name: 'never-registered', arguments: {} }), 'never-registered'));
     expect(about(await session.raw('prompts/get', { name: 'secret-prompt' }), 'secret-prompt')).toBe(
       about(await session.raw('prompts/get', { name: 'never-registered' }), 'never-registered'),
+    );
+    expect(about(await session.raw('resources/read', { uri: uriOf('secret-doc') }), uriOf('secret-doc'))).toBe(
+      about(await session.raw('resources/read', { uri: uriOf('never-registered') }), uriOf('never-registered')),
     );
   });
 

@@ -16,8 +16,10 @@ import {
   ErrorCode,
   GetPromptRequestSchema,
   ListPromptsRequestSchema,
+  ListResourcesRequestSchema,
   ListToolsRequestSchema,
   McpError,
+  ReadResourceRequestSchema,
   ResultSchema,
 } from '@modelcontextprotocol/sdk/types.js';
 import { McpServer as McpServerV2, WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/server';
@@ -30,6 +32,9 @@ import { listen } from '../server/http.js';
 /** The registry every binding serves: a public and a secret tool and prompt, the secret ones in group `secret`. */
 export const tools = ['public-tool', 'secret-tool'] as const;
 export const prompts = ['public-prompt', 'secret-prompt'] as const;
+/** Resources by name; the URI is `test://docs/<name>`. */
+export const resources = ['public-doc', 'secret-doc'] as const;
+export const uriOf = (name: string) => `test://docs/${name}`;
 const annotationOf = (name: string) => (name.startsWith('secret') ? { 'mcp-gate': { groups: ['secret'] } } : undefined);
 
 /** One binding serving the registry: where, and its gate's setPolicy. */
@@ -68,6 +73,7 @@ async function serveSessions(build: () => { connect(transport: StreamableHTTPSer
 }
 
 const answer = (name: string) => ({ content: [{ type: 'text' as const, text: `ran ${name}` }] });
+const readAnswer = (uri: string) => ({ contents: [{ uri, text: `read ${uri}` }] });
 const promptAnswer = (name: string) => ({ messages: [{ role: 'user' as const, content: { type: 'text' as const, text: `prompt ${name}` } }] });
 
 const sdkBinding: Binding = {
@@ -79,6 +85,7 @@ const sdkBinding: Binding = {
       gate.install(server);
       for (const name of tools) server.registerTool(name, { description: name, _meta: annotationOf(name) }, async () => answer(name));
       for (const name of prompts) server.registerPrompt(name, { description: name, _meta: annotationOf(name) } as never, () => promptAnswer(name));
+      for (const name of resources) server.registerResource(name, uriOf(name), { _meta: annotationOf(name) }, (uri) => readAnswer(uri.href));
       return server;
     });
     return { url: host.url, setPolicy: (next) => gate.setPolicy(next), close: host.close };
@@ -101,6 +108,7 @@ const serverBinding: Binding = {
       gate.install(server);
       for (const name of tools) server.registerTool(name, { description: name, _meta: annotationOf(name) }, () => answer(name));
       for (const name of prompts) server.registerPrompt(name, { description: name, _meta: annotationOf(name) }, () => promptAnswer(name));
+      for (const name of resources) server.registerResource(name, uriOf(name), { _meta: annotationOf(name) }, (uri) => readAnswer(uri.href));
       await server.connect(transport);
       return transport.handleRequest(request);
     });
@@ -121,7 +129,10 @@ const lowLevelBinding: Binding = {
   async serve(policy) {
     const gate = createLowLevelGate({ policy });
     const host = await serveSessions(() => {
-      const server = new LowLevelServer({ name: 'bindings', version: '1.0.0' }, { capabilities: { tools: { listChanged: true }, prompts: { listChanged: true } } });
+      const server = new LowLevelServer(
+        { name: 'bindings', version: '1.0.0' },
+        { capabilities: { tools: { listChanged: true }, prompts: { listChanged: true }, resources: { listChanged: true } } },
+      );
       gate.install(server);
       server.setRequestHandler(ListToolsRequestSchema, () => ({
         tools: tools.map((name) => ({ name, description: name, inputSchema: { type: 'object' as const }, _meta: annotationOf(name) })),
@@ -136,6 +147,12 @@ const lowLevelBinding: Binding = {
         const name = request.params.name;
         if (!(prompts as readonly string[]).includes(name)) throw new McpError(ErrorCode.InvalidParams, `Prompt ${name} not found`);
         return promptAnswer(name);
+      });
+      server.setRequestHandler(ListResourcesRequestSchema, () => ({ resources: resources.map((name) => ({ uri: uriOf(name), name, _meta: annotationOf(name) })) }));
+      server.setRequestHandler(ReadResourceRequestSchema, (request) => {
+        const uri = request.params.uri;
+        if (!resources.some((name) => uriOf(name) === uri)) throw new McpError(ErrorCode.InvalidParams, `Resource ${uri} not found`);
+        return readAnswer(uri);
       });
       return server;
     });
