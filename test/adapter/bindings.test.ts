@@ -1,7 +1,8 @@
 // One behavioural suite run against every binding of the gate (test/adapter/bindings.ts), as
 // hono runs one router suite over every router: what a client sees must not depend on how the
 // server was built. Each binding's own byte-exact suites compare it with its ungated server;
-// this one holds the bindings to the same behaviour.
+// this one holds the bindings to the same behaviour. (test/bindings/ runs registry-centred
+// cases, versioned tools and registry changes, over the two SDK bindings in memory.)
 import { PromptListChangedNotificationSchema, ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { PolicyDocument } from '../../src/index.js';
