@@ -3,6 +3,7 @@
 // starts the provider they describe.
 import type { OptionSpecs, ParsedArgs } from './args.js';
 import { UsageError } from './io.js';
+import { readWholeNumber } from './serving-options.js';
 
 /** The port of flagd's sync service (flagd.sync.v1), the in-process provider's default. */
 export const defaultFlagdSyncPort = 8015;
@@ -76,7 +77,11 @@ export function readPolicySource(args: ParsedArgs, command: string): PolicySourc
     return {
       kind: 'flag',
       flagKey,
-      flagd: { kind: 'file', path: file, pollIntervalMs: readWhole(args, 'flagd-poll-interval', 10, 3_600_000, defaultFlagdPollIntervalMs, command) },
+      flagd: {
+        kind: 'file',
+        path: file,
+        pollIntervalMs: readWholeNumber(args, 'flagd-poll-interval', command, { minimum: 10, maximum: 3_600_000, fallback: defaultFlagdPollIntervalMs }),
+      },
     };
   }
   const stray = fileOnly.find(given);
@@ -91,18 +96,10 @@ export function readPolicySource(args: ParsedArgs, command: string): PolicySourc
     flagd: {
       kind: 'sync',
       host: host!,
-      port: readWhole(args, 'flagd-port', 1, 65_535, defaultFlagdSyncPort, command),
+      port: readWholeNumber(args, 'flagd-port', command, { minimum: 1, maximum: 65_535, fallback: defaultFlagdSyncPort }),
       selector: args.string('flagd-selector'),
       tls,
       certPath,
     },
   };
-}
-
-function readWhole(args: ParsedArgs, name: string, minimum: number, maximum: number, fallback: number, command: string): number {
-  const text = args.string(name);
-  if (text === undefined) return fallback;
-  const value = /^\d{1,7}$/.test(text) ? Number(text) : Number.NaN;
-  if (!(value >= minimum && value <= maximum)) throw new UsageError(`${command}: --${name} must be a whole number from ${minimum} to ${maximum}, got "${text}"`);
-  return value;
 }
