@@ -1,8 +1,9 @@
 // `serve --policy-flag KEY` and `proxy --policy-flag KEY`: the policy document held by an
 // OpenFeature object flag, served by flagd's in-process provider from a flag file (offline: the
-// file flagd's file sync reads) or from flagd's sync service. The OpenFeature packages are
-// optional peers, imported here only when --policy-flag is given (only `import type` above the
-// loaders, so `serve --help` and `--policy FILE` load none of them).
+// file flagd's file sync reads) or from flagd's sync service; and `--policy FILE` with a flagd
+// source, whose provider resolves the flags the policy reads. The OpenFeature packages are
+// optional peers, imported here only when a flagd source is given (only `import type` above the
+// loaders, so `serve --help` and a plain `--policy FILE` load none of them).
 import { unwatchFile, watchFile } from 'node:fs';
 import type { Client, Logger } from '@openfeature/server-sdk';
 import type { PolicyDocument } from '../core/policy/schema.js';
@@ -10,10 +11,11 @@ import type { Policy } from '../core/policy/types.js';
 import type { PolicyFlagError } from '../openfeature/policy-flag-error.js';
 import type { PolicyTarget } from '../openfeature/watch-policy-flag.js';
 import { writeLines } from './command.js';
-import { displayPath, formatIssues, InputError, readJson, readText, resolvePath, type CliIo } from './io.js';
+import { displayPath, formatIssues, InputError, readJson, readText, resolvePath, UsageError, type CliIo } from './io.js';
 import { importPeers } from './peers.js';
 import { loadPolicy } from './policy-file.js';
-import type { FlagdSource, PolicySource } from './policy-source-options.js';
+import { unresolvedFlagsMessage } from './policy-flags-option.js';
+import { flagdSourceOption, type FlagdSource, type PolicySource } from './policy-source-options.js';
 
 /** How long startup waits for the provider to connect and load its first flags. */
 const startupTimeoutMs = 15_000;
@@ -43,36 +45,83 @@ export interface FollowOptions {
   readonly writeEvent?: ((line: string) => void) | undefined;
 }
 
-/** The policy read at startup from its flag, the provider that serves it, and how to follow it. */
-export interface PolicyFlagSource {
-  readonly policy: Policy;
-  /** `flag mcp-policy`, as messages name it. */
-  readonly name: string;
+/** flagd's in-process provider, running on one source: its OpenFeature client resolves the flags a policy reads (`flags.<key>`). */
+export interface FlagdConnection {
   /** `flagd file flags.json`, `flagd sync 127.0.0.1:8015`. */
   readonly description: string;
-  /** The OpenFeature client on the provider: it also resolves the flags a policy reads (`flags.<key>`). */
   readonly client: Client;
-  /** Applies every later valid revision of the flag to `gate`; reports the others. Once. */
-  follow(gate: PolicyHolder, options: FollowOptions): void;
   /** Stops following and closes the provider (its file watcher or gRPC stream). */
   close(): Promise<void>;
 }
 
-/** What the policy option loaded: a file's policy, or a flag's with the source to follow and close. */
+/** The policy read at startup from its flag, the provider that serves it, and how to follow it. */
+export interface PolicyFlagSource extends FlagdConnection {
+  readonly policy: Policy;
+  /** `flag mcp-policy`, as messages name it. */
+  readonly name: string;
+  /** Applies every later valid revision of the flag to `gate`; reports the others. Once. */
+  follow(gate: PolicyHolder, options: FollowOptions): void;
+}
+
+/** The provider started for the flags of a policy file (--policy FILE with a flagd source). */
+export interface PolicyFlagsSource extends FlagdConnection {
+  /** From now on, says on stderr what the provider reports (a flag file it cannot parse, a lost connection), and where the flags come from. Once. */
+  follow(options: Pick<FollowOptions, 'note'>): void;
+}
+
+/** What the policy option loaded: the policy, and the flagd provider that runs for it, if any (at most one of `flag` and `flagsSource`). */
 export interface LoadedPolicyOption {
   readonly policy: Policy;
   readonly name: string;
+  /** --policy-flag: the flag to follow, whose provider also resolves the flags the policy reads. */
   readonly flag: PolicyFlagSource | undefined;
+  /** --policy FILE with a flagd source: the provider that resolves the flags the file reads. */
+  readonly flagsSource: PolicyFlagsSource | undefined;
 }
 
-/** Loads the policy from --policy FILE or --policy-flag KEY; failures are InputErrors naming the file or the flag. */
+/** The provider that resolves the flags of the loaded policy, if one runs. */
+export function flagdOf(loaded: Pick<LoadedPolicyOption, 'flag' | 'flagsSource'>): FlagdConnection | undefined {
+  return loaded.flag ?? loaded.flagsSource;
+}
+
+/**
+ * Loads the policy from --policy FILE or --policy-flag KEY; failures are InputErrors naming the file
+ * or the flag. A policy file's flags need a flagd source, and a flagd source needs a policy that
+ * reads flags: checked before the provider starts.
+ */
 export async function loadPolicyOption(io: CliIo, source: PolicySource, command: string): Promise<LoadedPolicyOption> {
-  if (source.kind === 'file') {
-    const { policy, name } = await loadPolicy(io, source.path);
-    return { policy, name, flag: undefined };
+  if (source.kind === 'flag') {
+    const flag = await startPolicyFlag(io, source.flagKey, source.flagd, command);
+    return { policy: flag.policy, name: flag.name, flag, flagsSource: undefined };
   }
-  const flag = await startPolicyFlag(io, source.flagKey, source.flagd, command);
-  return { policy: flag.policy, name: flag.name, flag };
+  const { policy, name } = await loadPolicy(io, source.path);
+  const keys = Object.keys(policy.flags ?? {});
+  if (source.flagd === undefined) {
+    if (keys.length > 0) throw new InputError(unresolvedFlagsMessage(name, keys));
+    return { policy, name, flag: undefined, flagsSource: undefined };
+  }
+  const flagdSource = source.flagd;
+  const option = flagdSourceOption(flagdSource);
+  if (keys.length === 0) {
+    throw new UsageError(
+      `${command}: ${option} resolves the flags a policy reads ({"var": "flags.<key>"}), and ${name} reads none; to read the policy itself from a flag, pass --policy-flag KEY instead of --policy`,
+    );
+  }
+  const flagd = await startFlagd(io, flagdSource, command, `${command} ${option}`);
+  return {
+    policy,
+    name,
+    flag: undefined,
+    flagsSource: {
+      description: flagd.description,
+      client: flagd.client,
+      follow({ note }) {
+        flagd.relay((message) => note(`flagd: ${message}`));
+        note(`resolving the flags of ${name} through ${describeFollowing(flagd.description, flagdSource)}`);
+      },
+      close: flagd.close,
+    },
+  };
 }
 
 /**
@@ -82,7 +131,7 @@ export async function loadPolicyOption(io: CliIo, source: PolicySource, command:
 export function closeOnFailure(load: Promise<LoadedPolicyOption>): (error: unknown) => Promise<never> {
   return async (error) => {
     await load.then(
-      (loaded) => loaded.flag?.close(),
+      (loaded) => flagdOf(loaded)?.close(),
       () => undefined,
     );
     throw error;
@@ -91,13 +140,21 @@ export function closeOnFailure(load: Promise<LoadedPolicyOption>): (error: unkno
 
 let providerDomains = 0;
 
+/** A started provider, before anyone follows it. */
+interface StartedFlagd extends FlagdConnection {
+  /** Starts error lines, compiler style (`flags.json: flag mcp-policy: rules[0]: …`). */
+  readonly origin: string;
+  readonly openfeature: typeof import('../openfeature/index.js');
+  /** From now on, hands what the provider reports (a flag file it cannot parse, a lost connection) to `to`; closing stops it. */
+  relay(to: (message: string) => void): void;
+}
+
 /**
- * Starts flagd's in-process provider on `flagd`, waits for its first flags and reads the policy
- * flag once. Throws an InputError naming the file or the sync address, and the flag, when any
- * step fails; the provider is closed then.
+ * Starts flagd's in-process provider on `flagd` and waits for its first flags. Throws an
+ * InputError naming the file or the sync address when it cannot; the provider is closed then.
+ * `needer` names what needs the OpenFeature packages when they are missing.
  */
-export async function startPolicyFlag(io: CliIo, flagKey: string, flagd: FlagdSource, command: string): Promise<PolicyFlagSource> {
-  const name = `flag ${flagKey}`;
+async function startFlagd(io: CliIo, flagd: FlagdSource, command: string, needer: string): Promise<StartedFlagd> {
   // `origin` starts error lines, compiler style (`flags.json: flag mcp-policy: rules[0]: …`).
   let origin: string;
   let description: string;
@@ -114,10 +171,10 @@ export async function startPolicyFlag(io: CliIo, flagKey: string, flagd: FlagdSo
     // The provider falls back to the system roots when the file is missing: say so instead.
     if (flagd.certPath !== undefined) await readText(io, resolvePath(io, flagd.certPath));
   }
-  const [sdk, flagdProvider, openfeature] = await importPeers(`${command} --policy-flag`, [
+  const [sdk, flagdProvider, openfeature] = await importPeers(needer, [
     ['@openfeature/server-sdk', () => import('@openfeature/server-sdk')],
     ['@openfeature/flagd-provider', () => import('@openfeature/flagd-provider')],
-    // mcp-gate/openfeature itself imports @openfeature/server-sdk, checked above.
+    // mcp-gate/openfeature (for --policy-flag) itself imports @openfeature/server-sdk, checked above.
     ['@openfeature/server-sdk', () => import('../openfeature/index.js')],
   ] as const);
 
@@ -181,38 +238,55 @@ export async function startPolicyFlag(io: CliIo, flagKey: string, flagd: FlagdSo
 
   // A domain of our own: a --server module's OpenFeature providers (default or named) stay its own.
   const domain = `mcp-gate/policy-flag/${++providerDomains}`;
-  let client: Client;
+  try {
+    // Not serve/lifetime.ts's withTimeout: that module imports the MCP SDK, which `serve --help` must not load.
+    let timer: NodeJS.Timeout | undefined;
+    const timeout = new Promise<never>((_resolve, reject) => {
+      timer = setTimeout(() => reject(new Error(`no flags within ${startupTimeoutMs / 1000} s`)), startupTimeoutMs);
+    });
+    await Promise.race([sdk.OpenFeature.setProviderAndWait(domain, provider), timeout]).finally(() => clearTimeout(timer));
+  } catch (error) {
+    const message = (error instanceof Error && error.message !== '' ? error.message : undefined) ?? lastError ?? 'the provider did not start';
+    const reason = lastErrorProblems === undefined ? message : `${message} (${lastErrorProblems})`;
+    await closeProvider();
+    throw new InputError(
+      flagd.kind === 'file'
+        ? `${origin}: flagd cannot load this flag file: ${reason}`
+        : `${command}: cannot sync flags from flagd at ${flagd.host}:${flagd.port}${flagd.selector === undefined ? '' : ` (selector "${flagd.selector}")`}: ${reason}`,
+    );
+  }
+  return {
+    description,
+    origin,
+    openfeature,
+    client: sdk.OpenFeature.getClient(domain),
+    relay(to) {
+      if (!closed) relay = to;
+    },
+    close: closeProvider,
+  };
+}
+
+/**
+ * Starts flagd's in-process provider on `flagd`, waits for its first flags and reads the policy
+ * flag once. Throws an InputError naming the file or the sync address, and the flag, when any
+ * step fails; the provider is closed then.
+ */
+export async function startPolicyFlag(io: CliIo, flagKey: string, flagd: FlagdSource, command: string): Promise<PolicyFlagSource> {
+  const name = `flag ${flagKey}`;
+  const started = await startFlagd(io, flagd, command, `${command} --policy-flag`);
+  const { client, description, origin, openfeature } = started;
   let policy: Policy;
   try {
-    try {
-      // Not serve/lifetime.ts's withTimeout: that module imports the MCP SDK, which `serve --help` must not load.
-      let timer: NodeJS.Timeout | undefined;
-      const timeout = new Promise<never>((_resolve, reject) => {
-        timer = setTimeout(() => reject(new Error(`no flags within ${startupTimeoutMs / 1000} s`)), startupTimeoutMs);
-      });
-      await Promise.race([sdk.OpenFeature.setProviderAndWait(domain, provider), timeout]).finally(() => clearTimeout(timer));
-    } catch (error) {
-      const message = (error instanceof Error && error.message !== '' ? error.message : undefined) ?? lastError ?? 'the provider did not start';
-      const reason = lastErrorProblems === undefined ? message : `${message} (${lastErrorProblems})`;
-      throw new InputError(
-        flagd.kind === 'file'
-          ? `${origin}: flagd cannot load this flag file: ${reason}`
-          : `${command}: cannot sync flags from flagd at ${flagd.host}:${flagd.port}${flagd.selector === undefined ? '' : ` (selector "${flagd.selector}")`}: ${reason}`,
-      );
-    }
-    client = sdk.OpenFeature.getClient(domain);
-    try {
-      policy = await openfeature.readPolicyFlag(client, flagKey, { compile: { source: name } });
-    } catch (error) {
-      if (!(error instanceof openfeature.PolicyFlagError)) throw error;
-      throw new InputError(formatIssues(`${origin}: ${name}`, error.issues));
-    }
+    policy = await openfeature.readPolicyFlag(client, flagKey, { compile: { source: name } });
   } catch (error) {
-    await closeProvider();
-    throw error;
+    await started.close();
+    if (!(error instanceof openfeature.PolicyFlagError)) throw error;
+    throw new InputError(formatIssues(`${origin}: ${name}`, error.issues));
   }
 
   let watch: { close(): Promise<void> } | undefined;
+  let closed = false;
   return {
     policy,
     name,
@@ -239,7 +313,7 @@ export async function startPolicyFlag(io: CliIo, flagKey: string, flagd: FlagdSo
         };
         writeEvent?.(`${JSON.stringify(event)}\n`);
       };
-      relay = (message) => report('flagd', `flagd: ${message}`, []);
+      started.relay((message) => report('flagd', `flagd: ${message}`, []));
       // Every valid read is handed over, also when another flag of the source changed: the same
       // revision changes nothing and says nothing.
       const target: PolicyTarget = {
@@ -263,8 +337,9 @@ export async function startPolicyFlag(io: CliIo, flagKey: string, flagd: FlagdSo
       note(`following ${name} from ${describeFollowing(description, flagd)}`);
     },
     async close() {
+      closed = true;
       await watch?.close();
-      await closeProvider();
+      await started.close();
     },
   };
 }

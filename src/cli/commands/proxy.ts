@@ -9,9 +9,9 @@ import { writeLines } from '../command.js';
 import { displayPath, InputError, loadAll, resolvePath, UsageError, type CliIo } from '../io.js';
 import { importPeer } from '../peers.js';
 import { readUpstreamHeaderSettings, upstreamHeaderOptionSpecs, type UpstreamHeaderSettings } from '../upstream-header-options.js';
-import { closeOnFailure, loadPolicyOption } from '../policy-flag-source.js';
+import { closeOnFailure, flagdOf, loadPolicyOption } from '../policy-flag-source.js';
 import { flagsOptionFor } from '../policy-flags-option.js';
-import { policyFlagOptionSpecs, policyFlagUsage, readPolicySource, type PolicySource } from '../policy-source-options.js';
+import { flagdSourceUsage, policyFlagOptionSpecs, policyFlagUsage, readPolicySource, type PolicySource } from '../policy-source-options.js';
 import { describeUpstream, loadOverlay, readUpstreamSpec, upstreamOptionSpecs } from '../upstream-source.js';
 import { readDecisionLogOptions, readPort, readWholeNumber } from '../serving-options.js';
 import { runServing } from './serving-lifecycle.js';
@@ -29,6 +29,7 @@ export const proxyCommand: Command = {
   summary: 'gate any MCP server (a command over stdio, or a URL) behind a policy, over Streamable HTTP on 127.0.0.1 or stdio',
   usage:
     'mcp-gate proxy --policy FILE [--overlay FILE] (--upstream-cmd "CMD ARGS" | --upstream-url URL) [--upstream-transport streamable-http|sse] [--port N] [--host 127.0.0.1] [--stdio] [--watch] [--decision-log FILE|-] [--log-headers NAME,…] [--max-sessions N] [--session-idle-timeout SECONDS] [--page-size N] [--jwks FILE|URL --issuer ISS --audience AUD] [--upstream-header "NAME: VALUE"]… [--forward-header NAME]… [--upstream-ping SECONDS] [--otel]' +
+    flagdSourceUsage +
     policyFlagUsage(command),
   description: [
     `Puts the policy in front of an MCP server written in any language: spawned from --upstream-cmd`,
@@ -37,7 +38,8 @@ export const proxyCommand: Command = {
     `with --stdio. Each client session gets its own upstream session, initialized with the client's`,
     `name and capabilities. Primitives are annotated by their own _meta["mcp-gate"], else by the`,
     `--overlay file. Hidden primitives are answered as the upstream answers a name it does not have,`,
-    `and nothing naming one is sent upstream. Messages go to stderr. See docs/proxy.md.`,
+    `and nothing naming one is sent upstream. A policy that reads feature flags resolves them through`,
+    `flagd in-process (--flagd-file or --flagd-host; docs/openfeature.md). Messages go to stderr. See docs/proxy.md.`,
   ].join('\n'),
   options: {
     policy: { type: 'string', value: 'FILE', description: 'the policy document (or --policy-flag)' },
@@ -75,10 +77,11 @@ export const proxyCommand: Command = {
     const runtime = await importPeer('@modelcontextprotocol/sdk', command, () => import('../../proxy/proxy-runtime.js'));
     const transports = await importPeer('@modelcontextprotocol/sdk', command, () => import('../../proxy/upstream-transport.js'));
     const policyLoad = loadPolicyOption(io, settings.policySource, command);
-    const [{ policy, name: policyName, flag: policyFlag }, overlay] = await loadAll(policyLoad, loadOverlay(io, settings.overlayPath)).catch(closeOnFailure(policyLoad));
-    return runServing(io, command, settings, { policyName, policyFlag }, async ({ note, signal, bearer, onDecision }) => {
+    const [loaded, overlay] = await loadAll(policyLoad, loadOverlay(io, settings.overlayPath)).catch(closeOnFailure(policyLoad));
+    const { policy, name: policyName } = loaded;
+    return runServing(io, command, settings, loaded, async ({ note, signal, bearer, onDecision }) => {
       const onError = (error: unknown) => note(`error: ${error instanceof Error ? error.message : String(error)}`);
-      const flags = flagsOptionFor(policy, policyName, policyFlag);
+      const flags = flagsOptionFor(policy, policyName, flagdOf(loaded));
       const wire = runtime.createWireGate({
         policy,
         ...(flags === undefined ? {} : { flags }),

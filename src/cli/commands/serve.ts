@@ -1,4 +1,3 @@
-import type { Policy } from '../../core/policy/types.js';
 import type { MissingCapabilities } from '../../sdk/index.js';
 import { defaultMaxSessions, defaultSessionIdleTimeoutMs } from '../../serve/session-limits.js';
 import type { ParsedArgs } from '../args.js';
@@ -8,9 +7,9 @@ import { writeLines } from '../command.js';
 import { loadAll, UsageError, type CliIo } from '../io.js';
 import { serverOptionSpecs } from '../manifest.js';
 import { importPeer } from '../peers.js';
-import { closeOnFailure, loadPolicyOption, type PolicyFlagSource } from '../policy-flag-source.js';
+import { closeOnFailure, flagdOf, loadPolicyOption, type LoadedPolicyOption } from '../policy-flag-source.js';
 import { flagsOptionFor } from '../policy-flags-option.js';
-import { policyFlagOptionSpecs, policyFlagUsage, readPolicySource, type PolicySource } from '../policy-source-options.js';
+import { flagdSourceUsage, policyFlagOptionSpecs, policyFlagUsage, readPolicySource, type PolicySource } from '../policy-source-options.js';
 import { readDecisionLogOptions, readPort, readWholeNumber } from '../serving-options.js';
 import { runServing } from './serving-lifecycle.js';
 import { loadServerModule, readServerManifest, type ServerModule } from '../server-module.js';
@@ -26,6 +25,7 @@ export const serveCommand: Command = {
   summary: 'serve a gated MCP server over Streamable HTTP on 127.0.0.1, or over stdio',
   usage:
     'mcp-gate serve --policy FILE [--server MODULE [--export NAME]] [--port N | --stdio] [--stateless] [--max-sessions N] [--session-idle-timeout SECONDS] [--on-missing-capabilities deny|allow] [--watch] [--decision-log FILE|-] [--log-headers NAME,…] [--log-credential-headers] [--otel] [--jwks FILE|URL --issuer ISS --audience AUD]' +
+    flagdSourceUsage +
     policyFlagUsage(command),
   description: [
     `Serves the server a module builds (without --server, the demo server) behind the policy: over`,
@@ -34,7 +34,9 @@ export const serveCommand: Command = {
     `--watch reloads the policy when its file changes; an invalid file is rejected, its problems`,
     `printed, and the running policy keeps serving. --policy-flag reads the policy from an OpenFeature`,
     `object flag through flagd in-process (a flag file, or flagd's sync service) and follows it the same`,
-    `way (docs/openfeature.md). --decision-log writes one JSON line per decision.`,
+    `way (docs/openfeature.md). A --policy file that reads feature flags ({"var": "flags.KEY"}) resolves`,
+    `them through flagd in-process too: give the flag file or sync service with --flagd-file or --flagd-host.`,
+    `--decision-log writes one JSON line per decision.`,
     `--otel exports decisions as OpenTelemetry spans and metrics over OTLP/HTTP (OTEL_EXPORTER_OTLP_*).`,
   ].join('\n'),
   options: {
@@ -82,33 +84,28 @@ export const serveCommand: Command = {
     const settings = readSettings(args);
     const runtime = await importPeer('@modelcontextprotocol/sdk', command, () => import('./serve-runtime.js'));
     const policyLoad = loadPolicyOption(io, settings.policySource, command);
-    const [{ policy, name: policyName, flag: policyFlag }, module] = await loadAll(
+    const [loaded, module] = await loadAll(
       policyLoad,
       settings.serverPath === undefined ? Promise.resolve(runtime.demoModule) : loadServerModule(io, settings.serverPath, settings.exportName),
     ).catch(closeOnFailure(policyLoad));
     try {
-      return await serveWith(io, settings, runtime, policyFlag, { policy, policyName, module });
+      return await serveWith(io, settings, runtime, loaded, module);
     } finally {
       // Also when serving never started (a broken factory, a log that cannot be opened).
-      await policyFlag?.close();
+      await flagdOf(loaded)?.close();
     }
   },
 };
 
-async function serveWith(
-  io: CliIo,
-  settings: ServeSettings,
-  runtime: typeof import('./serve-runtime.js'),
-  policyFlag: PolicyFlagSource | undefined,
-  { policy, policyName, module }: { policy: Policy; policyName: string; module: ServerModule },
-): Promise<number> {
+async function serveWith(io: CliIo, settings: ServeSettings, runtime: typeof import('./serve-runtime.js'), loaded: LoadedPolicyOption, module: ServerModule): Promise<number> {
+  const { policy, name: policyName } = loaded;
   // Build one server now, so a broken factory or invalid metadata fails here rather than per session.
   const { primitives, warnings } = readServerManifest(module);
   for (const warning of warnings) writeLines(io.stderr, warning);
-  return runServing(io, command, settings, { policyName, policyFlag }, async ({ note, signal, bearer, onDecision }) => {
+  return runServing(io, command, settings, loaded, async ({ note, signal, bearer, onDecision }) => {
     const gate = runtime.createGate({
       policy,
-      flags: flagsOptionFor(policy, policyName, policyFlag),
+      flags: flagsOptionFor(policy, policyName, flagdOf(loaded)),
       metadata: module.metadata,
       onMissingCapabilities: settings.onMissingCapabilities,
       onError: (error) => note(`error: ${error.message}`),

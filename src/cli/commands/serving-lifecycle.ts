@@ -12,7 +12,7 @@ import { writeLines } from '../command.js';
 import { displayPath, exitCodes, InputError, resolvePath, type CliIo } from '../io.js';
 import type { ServeTelemetry } from '../otel-runtime.js';
 import { loadPolicy } from '../policy-file.js';
-import type { PolicyFlagSource, PolicyHolder } from '../policy-flag-source.js';
+import { flagdOf, type LoadedPolicyOption, type PolicyHolder } from '../policy-flag-source.js';
 
 /** The options of serve and proxy that this module acts on. */
 export interface ServingSettings {
@@ -38,17 +38,18 @@ export interface ServingStart {
 /**
  * Starts what serve and proxy share, lets `start` build the gate and begin serving, follows the
  * policy, and waits for the signal; then stops in order (the policy's watchers, the server,
- * telemetry, the log). The policy flag's provider is closed whatever happens, also when serving
- * never started.
+ * telemetry, the log). The flagd provider (--policy-flag, or a policy file's flags) is closed
+ * whatever happens, also when serving never started.
  */
 export async function runServing(
   io: CliIo,
   command: string,
   settings: ServingSettings,
-  loaded: { readonly policyName: string; readonly policyFlag: PolicyFlagSource | undefined },
+  loaded: Pick<LoadedPolicyOption, 'name' | 'flag' | 'flagsSource'>,
   start: (serving: ServingStart) => Promise<{ readonly gate: PolicyHolder; readonly serving: Serving }>,
 ): Promise<number> {
-  const { policyName, policyFlag } = loaded;
+  const { name: policyName, flag: policyFlag, flagsSource } = loaded;
+  const flagd = flagdOf(loaded);
   const note = (text: string) => writeLines(io.stderr, `${command}: ${text}`);
   try {
     const signal = io.signal;
@@ -69,11 +70,12 @@ export async function runServing(
       const { gate, serving } = await start({ note, signal, bearer, onDecision: telemetry?.onDecision ?? logDecision });
       const watcher = settings.watch ? watchPolicy(io, policyName, gate, note) : undefined;
       policyFlag?.follow(gate, { note, writeEvent: decisionLog?.write });
+      flagsSource?.follow({ note });
       if (decisionLog) note(`decision log: ${decisionLog.label}`);
       if (telemetry) note(`telemetry: ${telemetry.description}`);
       await serving.done;
       watcher?.close();
-      await policyFlag?.close();
+      await flagd?.close();
       await serving.close();
       note('stopped');
     } finally {
@@ -82,7 +84,7 @@ export async function runServing(
       await decisionLog?.close();
     }
   } finally {
-    await policyFlag?.close();
+    await flagd?.close();
   }
   return exitCodes.ok;
 }
