@@ -7,7 +7,7 @@ import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { afterEach, describe, expect, it } from 'vitest';
 import { run } from '../../src/cli/run.js';
 import { everythingCommand, startProxy } from '../proxy/harness.js';
-import { connectClient, startServe, toolNames, type RunningServe } from '../serve/harness.js';
+import { connectClient, startServe, toolNames, waitFor, type RunningServe } from '../serve/harness.js';
 import { useTemporaryDirectory } from '../serve/temporary-directory.js';
 import { createMemoryIo, json } from './memory-io.js';
 
@@ -79,6 +79,10 @@ describe('serve with a policy that reads flags', () => {
     expect(before).not.toContain('deploy_preview');
     await directory.write('deploys-flags.json', deploysFlagFile('on'));
     expect(await toolsOnceListed(client, 'deploy_preview')).toContain('deploy_preview');
+    // A file flagd cannot parse is said on stderr; the provider keeps its last flags.
+    await directory.writeText('deploys-flags.json', '{"flags": {');
+    await waitFor('a flagd line on stderr', () => (serving.stderr().includes('mcp-gate serve: flagd: ') ? true : undefined));
+    expect(await toolNames(client)).toContain('deploy_preview');
     await client.close();
   });
 
