@@ -67,6 +67,8 @@ export function createStatelessHandler(options: StatelessRequestOptions): (reque
       );
       body = resultBody(id, result as Record<string, unknown>);
     } catch (error) {
+      // The client closed the request (cancelling it): nobody to answer, and no fault of the upstream.
+      if (abort.signal.aborted) return;
       if (error instanceof RelayedError) {
         body = errorBody(id, error.code, error.message, error.data);
         status = ladderStatus[error.code] ?? 200;

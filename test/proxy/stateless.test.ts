@@ -21,6 +21,15 @@ import { audience, createTestIssuer, issuer, serveJwks, type JwksServer } from '
 const policyPath = join(tmpdir(), `mcp-gate-stateless-${process.pid}.policy.json`);
 const policy = { ...registryPolicyDocument, rules: [...(registryPolicyDocument.rules ?? []), { id: 'no-echo', effect: 'deny', appliesTo: { names: ['echo'] } }] };
 
+/** A promise and its resolve (Node 20 has no Promise.withResolvers). */
+function signalled(): { promise: Promise<void>; resolve: () => void } {
+  let resolve = () => {};
+  const promise = new Promise<void>((done) => (resolve = done));
+  return { promise, resolve };
+}
+const waitStarted = signalled();
+const waitCancelled = signalled();
+
 /** Every JSON-RPC request the upstream received, with the headers it came with. */
 const received: {
   body: { method?: string; params?: { name?: string; uri?: string; ref?: { name?: string; uri?: string }; _meta?: Record<string, unknown> } };
@@ -34,6 +43,12 @@ const upstreamHandler = createMcpHandler(() => {
     const confirmed = acceptedContent(context.mcpReq.inputResponses, 'confirm', confirmation);
     if (confirmed?.confirm === true) return { content: [{ type: 'text' as const, text: 'deployed' }] };
     return inputRequired({ inputRequests: { confirm: inputRequired.elicit({ message: 'Deploy?', requestedSchema: confirmation }) } });
+  });
+  server.registerTool('wait', { description: 'waits until its request is cancelled' }, async (context) => {
+    waitStarted.resolve();
+    await new Promise<void>((resolve) => context.mcpReq.signal.addEventListener('abort', () => resolve(), { once: true }));
+    waitCancelled.resolve();
+    return { content: [] };
   });
   server.registerTool('slow', { description: 'reports its progress' }, async (context) => {
     const progressToken = context.mcpReq._meta?.progressToken;
@@ -74,6 +89,9 @@ async function pinnedClient(name: string, options: { headers?: Record<string, st
   return client;
 }
 
+const withTimeout = <T>(promise: Promise<T>, what: string) =>
+  Promise.race([promise, new Promise<never>((_, reject) => setTimeout(() => reject(new Error(`timed out waiting for ${what}`)), 10_000).unref())]);
+
 const toolNames = async (client: ClientV2) => (await client.listTools()).tools.map((tool) => tool.name).sort();
 
 describe('mcp-gate proxy serving 2026-07-28 stateless requests from a 2026-07-28 upstream', () => {
@@ -93,9 +111,9 @@ describe('mcp-gate proxy serving 2026-07-28 stateless requests from a 2026-07-28
     const admin = await pinnedClient('pinned-admin', { headers: { 'x-role': 'admin' } });
     const exporter = await pinnedClient('pinned-exporter', { capabilities: { extensions: { [reportExtension]: {} } } });
     try {
-      expect(await toolNames(plain)).toEqual(['deploy', 'report', 'slow']);
-      expect(await toolNames(admin)).toEqual(['admin-reset', 'deploy', 'report', 'slow']);
-      expect(await toolNames(exporter)).toEqual(['deploy', 'export', 'report', 'slow']);
+      expect(await toolNames(plain)).toEqual(['deploy', 'report', 'slow', 'wait']);
+      expect(await toolNames(admin)).toEqual(['admin-reset', 'deploy', 'report', 'slow', 'wait']);
+      expect(await toolNames(exporter)).toEqual(['deploy', 'export', 'report', 'slow', 'wait']);
       expect((await plain.listResources()).resources.map((resource) => resource.uri)).toEqual(['docs://readme', 'items://1']);
       expect((await admin.listResources()).resources.map((resource) => resource.uri).sort()).toEqual(['docs://audit', 'docs://readme', 'items://1', 'vault://1']);
       // The envelope the upstream saw for the exporter's lists is the exporter's own.
@@ -148,6 +166,20 @@ describe('mcp-gate proxy serving 2026-07-28 stateless requests from a 2026-07-28
         { progress: 2, total: 3 },
         { progress: 3, total: 3 },
       ]);
+    } finally {
+      await client.close();
+    }
+  });
+
+  it('cancels the upstream request when its client closes the request', async () => {
+    const client = await pinnedClient('pinned-cancelling');
+    const controller = new AbortController();
+    try {
+      const call = client.callTool({ name: 'wait', arguments: {} }, { signal: controller.signal });
+      await withTimeout(waitStarted.promise, 'the upstream to get the call');
+      controller.abort();
+      await expect(call).rejects.toThrow();
+      await withTimeout(waitCancelled.promise, 'the upstream to see the call cancelled');
     } finally {
       await client.close();
     }
@@ -227,7 +259,7 @@ describe('mcp-gate proxy serving 2026-07-28 stateless requests from a 2026-07-28
     const client = new Client({ name: 'session-client', version: '1.0.0' });
     await client.connect(new StreamableHTTPClientTransport(proxy.url, { requestInit: { headers: { 'x-role': 'admin' } } }));
     try {
-      expect((await client.listTools()).tools.map((tool) => tool.name).sort()).toEqual(['admin-reset', 'deploy', 'report', 'slow']);
+      expect((await client.listTools()).tools.map((tool) => tool.name).sort()).toEqual(['admin-reset', 'deploy', 'report', 'slow', 'wait']);
       expect(await client.callTool({ name: 'admin-reset', arguments: {} })).toMatchObject({ content: [{ type: 'text', text: 'reset' }] });
     } finally {
       await client.close();
