@@ -11,6 +11,8 @@ export interface HeaderSetting {
 /**
  * Headers the upstream transport writes itself (the session, the protocol version, the body's
  * framing) or that describe one hop's connection: setting one would break the upstream session.
+ * `Mcp-Method` and `Mcp-Name` the 2026-07-28 transport writes from each request's body: a
+ * client's own `Mcp-Name` would name a hidden primitive the proxy sends upstream as a probe.
  */
 const transportHeaders: ReadonlySet<string> = new Set([
   'accept',
@@ -22,6 +24,8 @@ const transportHeaders: ReadonlySet<string> = new Set([
   'host',
   'keep-alive',
   'last-event-id',
+  'mcp-method',
+  'mcp-name',
   'mcp-protocol-version',
   'mcp-session-id',
   'proxy-connection',

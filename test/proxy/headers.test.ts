@@ -37,6 +37,8 @@ describe('mcp-gate proxy --upstream-header, --forward-header, --jwks (command li
       "--forward-header cookie: the client's credentials are never passed to the upstream (token passthrough); give the upstream its own with --upstream-header",
     ],
     [[...http, '--forward-header', 'Host'], "--forward-header Host: the proxy's HTTP transport sets this header itself"],
+    // A 2026-07-28 client's Mcp-Name names what it calls, hidden or not; the transport writes the upstream's from the body.
+    [[...http, '--forward-header', 'Mcp-Name'], "--forward-header Mcp-Name: the proxy's HTTP transport sets this header itself"],
     [[...http, '--forward-header', 'x-tenant', '--upstream-header', 'X-Tenant: a'], 'x-tenant is both set by --upstream-header and forwarded by --forward-header; pick one'],
     [[...http, '--stdio', '--forward-header', 'x-tenant'], '--forward-header passes on HTTP headers of the client; stdio has none'],
     [
