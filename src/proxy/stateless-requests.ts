@@ -8,7 +8,7 @@ import { readEnvelope } from '../adapter/envelope.js';
 import { authOfToken, type VerifiedToken } from '../adapter/token-auth.js';
 import { RelayedError } from '../wire/relayed-error.js';
 import type { StatelessConnections } from './stateless-connections.js';
-import { envelopeMetaOf, statelessProtocolVersion } from './stateless-upstream.js';
+import { envelopeMetaOf, statelessProtocolVersion, withCallHeaders } from './stateless-upstream.js';
 
 export interface StatelessRequestOptions {
   readonly connections: StatelessConnections;
@@ -63,7 +63,9 @@ export function createStatelessHandler(options: StatelessRequestOptions): (reque
     try {
       const input = contextInput(request, method, endpoint, params);
       const result = await options.connections.use(envelope, options.upstreamHeaders(request.headers), (connection) =>
-        connection.handle({ method, params, id }, input, { signal: abort.signal, timeoutMs: options.timeoutMs, onprogress: progress?.send }),
+        withCallHeaders(request.headers, () =>
+          connection.handle({ method, params, id }, input, { signal: abort.signal, timeoutMs: options.timeoutMs, onprogress: progress?.send }),
+        ),
       );
       body = resultBody(id, result as Record<string, unknown>);
     } catch (error) {

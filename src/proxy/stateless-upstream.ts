@@ -1,6 +1,7 @@
 // The upstream side of a 2026-07-28 stateless request: the v1 SDK Client the wire binding drives,
 // over the v2 SDK's own Streamable HTTP client transport, with no session and no handshake. Every
 // request the Client sends carries the `_meta` envelope of the downstream request it is made for.
+import { AsyncLocalStorage } from 'node:async_hooks';
 import { StreamableHTTPClientTransport as ModernHttpTransport, type JSONRPCMessage as ModernMessage } from '@modelcontextprotocol/client';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
@@ -21,6 +22,23 @@ export function envelopeMetaOf(meta: unknown): EnvelopeMeta {
     if (key in meta) envelope[key] = (meta as Record<string, unknown>)[key];
   }
   return envelope;
+}
+
+/**
+ * The headers of the downstream request being forwarded that belong to its body rather than to
+ * its client: SEP-2243's `Mcp-Param-*`, the values of a tool's header parameters, which a
+ * 2026-07-28 server checks against the body of a `tools/call`. They differ per call, so they are
+ * not part of a connection's headers; the request's handling runs inside `withCallHeaders`, and
+ * the transport adds them to the `tools/call` it sends for it.
+ */
+const callHeaders = new AsyncLocalStorage<Readonly<Record<string, string>>>();
+
+export function withCallHeaders<T>(downstream: Readonly<Record<string, string | string[] | undefined>>, task: () => Promise<T>): Promise<T> {
+  const headers: Record<string, string> = {};
+  for (const [name, value] of Object.entries(downstream)) {
+    if (name.startsWith('mcp-param-') && typeof value === 'string') headers[name] = value;
+  }
+  return callHeaders.run(headers, task);
 }
 
 /**
@@ -65,7 +83,8 @@ class StatelessUpstreamTransport implements Transport {
       // The envelope wins over whatever `_meta` the request had: the lists fetched for this envelope must be the ones its requests see.
       const params = { ...message.params, _meta: { ...message.params?._meta, ...this.#envelope } };
       try {
-        await this.#http.send({ ...message, params } as ModernMessage, { requestSignal: abort.signal });
+        const headers = message.method === 'tools/call' ? callHeaders.getStore() : undefined;
+        await this.#http.send({ ...message, params } as ModernMessage, { requestSignal: abort.signal, ...(headers === undefined ? {} : { headers }) });
       } catch (error) {
         this.#waiting.delete(message.id);
         const answer = errorAnswerIn(error, message.id);

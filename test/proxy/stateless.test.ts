@@ -44,6 +44,10 @@ const upstreamHandler = createMcpHandler(() => {
     if (confirmed?.confirm === true) return { content: [{ type: 'text' as const, text: 'deployed' }] };
     return inputRequired({ inputRequests: { confirm: inputRequired.elicit({ message: 'Deploy?', requestedSchema: confirmation }) } });
   });
+  // A tool with a SEP-2243 header parameter: the upstream checks the request's Mcp-Param-Region against the body.
+  server.registerTool('regional', { description: 'by region', inputSchema: z.object({ region: z.string().meta({ 'x-mcp-header': 'Region' }) }) }, ({ region }) => ({
+    content: [{ type: 'text' as const, text: `region ${region}` }],
+  }));
   server.registerTool('wait', { description: 'waits until its request is cancelled' }, async (context) => {
     waitStarted.resolve();
     await new Promise<void>((resolve) => context.mcpReq.signal.addEventListener('abort', () => resolve(), { once: true }));
@@ -111,9 +115,9 @@ describe('mcp-gate proxy serving 2026-07-28 stateless requests from a 2026-07-28
     const admin = await pinnedClient('pinned-admin', { headers: { 'x-role': 'admin' } });
     const exporter = await pinnedClient('pinned-exporter', { capabilities: { extensions: { [reportExtension]: {} } } });
     try {
-      expect(await toolNames(plain)).toEqual(['deploy', 'report', 'slow', 'wait']);
-      expect(await toolNames(admin)).toEqual(['admin-reset', 'deploy', 'report', 'slow', 'wait']);
-      expect(await toolNames(exporter)).toEqual(['deploy', 'export', 'report', 'slow', 'wait']);
+      expect(await toolNames(plain)).toEqual(['deploy', 'regional', 'report', 'slow', 'wait']);
+      expect(await toolNames(admin)).toEqual(['admin-reset', 'deploy', 'regional', 'report', 'slow', 'wait']);
+      expect(await toolNames(exporter)).toEqual(['deploy', 'export', 'regional', 'report', 'slow', 'wait']);
       expect((await plain.listResources()).resources.map((resource) => resource.uri)).toEqual(['docs://readme', 'items://1']);
       expect((await admin.listResources()).resources.map((resource) => resource.uri).sort()).toEqual(['docs://audit', 'docs://readme', 'items://1', 'vault://1']);
       // The envelope the upstream saw for the exporter's lists is the exporter's own.
@@ -166,6 +170,18 @@ describe('mcp-gate proxy serving 2026-07-28 stateless requests from a 2026-07-28
         { progress: 2, total: 3 },
         { progress: 3, total: 3 },
       ]);
+    } finally {
+      await client.close();
+    }
+  });
+
+  it("relays a call of a tool with a header parameter (SEP-2243 Mcp-Param-*) with its client's header", async () => {
+    const client = await pinnedClient('pinned-regional');
+    try {
+      await client.listTools(); // the v2 client writes Mcp-Param-* headers for the tools it has listed
+      expect(await client.callTool({ name: 'regional', arguments: { region: 'eu' } })).toMatchObject({ content: [{ type: 'text', text: 'region eu' }] });
+      const sent = received.filter(({ body }) => body.method === 'tools/call' && body.params?.name === 'regional');
+      expect(sent.map(({ headers }) => headers.get('mcp-param-region'))).toEqual(['eu']);
     } finally {
       await client.close();
     }
@@ -259,7 +275,7 @@ describe('mcp-gate proxy serving 2026-07-28 stateless requests from a 2026-07-28
     const client = new Client({ name: 'session-client', version: '1.0.0' });
     await client.connect(new StreamableHTTPClientTransport(proxy.url, { requestInit: { headers: { 'x-role': 'admin' } } }));
     try {
-      expect((await client.listTools()).tools.map((tool) => tool.name).sort()).toEqual(['admin-reset', 'deploy', 'report', 'slow', 'wait']);
+      expect((await client.listTools()).tools.map((tool) => tool.name).sort()).toEqual(['admin-reset', 'deploy', 'regional', 'report', 'slow', 'wait']);
       expect(await client.callTool({ name: 'admin-reset', arguments: {} })).toMatchObject({ content: [{ type: 'text', text: 'reset' }] });
     } finally {
       await client.close();
