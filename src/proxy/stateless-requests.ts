@@ -67,7 +67,7 @@ export function createStatelessHandler(options: StatelessRequestOptions): (reque
           connection.handle({ method, params, id }, input, { signal: abort.signal, timeoutMs: options.timeoutMs, onprogress: progress?.send }),
         ),
       );
-      body = resultBody(id, result as Record<string, unknown>);
+      body = resultBody(id, method, result as Record<string, unknown>);
     } catch (error) {
       // The client closed the request (cancelling it): nobody to answer, and no fault of the upstream.
       if (abort.signal.aborted) return;
@@ -163,11 +163,13 @@ function contextInput(request: IncomingMessage, method: string, endpoint: string
 const ladderStatus: Readonly<Record<number, number>> = { [-32700]: 400, [-32600]: 400, [-32601]: 404, [-32022]: 400, [-32021]: 400, [-32020]: 400 };
 
 // The member order of `@modelcontextprotocol/server` 2.4's own answers, so a relayed answer reads as the upstream's.
-function resultBody(id: string | number, result: Record<string, unknown>): string {
+function resultBody(id: string | number, method: string, result: Record<string, unknown>): string {
   // The gate answers lists itself, filtered for this caller: a 2026-07-28 result says it is complete and how it may be
   // cached (forwarded results already do). Never by a shared cache, and not kept: the policy may change it any time.
-  const complete = 'resultType' in result ? result : { ...result, resultType: 'complete', ttlMs: 0, cacheScope: 'private' };
-  return JSON.stringify({ result: complete, jsonrpc: '2.0', id });
+  let answer = 'resultType' in result ? result : { ...result, resultType: 'complete', ttlMs: 0, cacheScope: 'private' };
+  // A read the upstream marks `public` was let through for this caller's context: a shared cache must not hand it to another.
+  if (method === 'resources/read' && answer['cacheScope'] === 'public') answer = { ...answer, cacheScope: 'private' };
+  return JSON.stringify({ result: answer, jsonrpc: '2.0', id });
 }
 
 /**

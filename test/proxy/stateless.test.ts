@@ -48,6 +48,13 @@ const upstreamHandler = createMcpHandler(() => {
   server.registerTool('regional', { description: 'by region', inputSchema: z.object({ region: z.string().meta({ 'x-mcp-header': 'Region' }) }) }, ({ region }) => ({
     content: [{ type: 'text' as const, text: `region ${region}` }],
   }));
+  // An admin-only resource the upstream lets shared caches keep.
+  server.registerResource(
+    'shared-audit',
+    'docs://shared-audit',
+    { cacheHint: { cacheScope: 'public', ttlMs: 60_000 }, _meta: { 'mcp-gate': { groups: ['admin'] } } },
+    (uri) => ({ contents: [{ uri: uri.href, text: 'shared audit' }] }),
+  );
   server.registerTool('wait', { description: 'waits until its request is cancelled' }, async (context) => {
     waitStarted.resolve();
     await new Promise<void>((resolve) => context.mcpReq.signal.addEventListener('abort', () => resolve(), { once: true }));
@@ -119,7 +126,13 @@ describe('mcp-gate proxy serving 2026-07-28 stateless requests from a 2026-07-28
       expect(await toolNames(admin)).toEqual(['admin-reset', 'deploy', 'regional', 'report', 'slow', 'wait']);
       expect(await toolNames(exporter)).toEqual(['deploy', 'export', 'regional', 'report', 'slow', 'wait']);
       expect((await plain.listResources()).resources.map((resource) => resource.uri)).toEqual(['docs://readme', 'items://1']);
-      expect((await admin.listResources()).resources.map((resource) => resource.uri).sort()).toEqual(['docs://audit', 'docs://readme', 'items://1', 'vault://1']);
+      expect((await admin.listResources()).resources.map((resource) => resource.uri).sort()).toEqual([
+        'docs://audit',
+        'docs://readme',
+        'docs://shared-audit',
+        'items://1',
+        'vault://1',
+      ]);
       // The envelope the upstream saw for the exporter's lists is the exporter's own.
       const exporterLists = received.filter(
         (request) => request.body.method === 'tools/list' && (request.body.params?._meta?.[clientInfoMetaKey] as { name?: string })?.name === 'pinned-exporter',
@@ -185,6 +198,14 @@ describe('mcp-gate proxy serving 2026-07-28 stateless requests from a 2026-07-28
     } finally {
       await client.close();
     }
+  });
+
+  it('never lets a shared cache keep a read the policy decided per caller', async () => {
+    const headers = { 'x-role': 'admin' };
+    const direct = await postModern(upstream, 'resources/read', { uri: 'docs://shared-audit' }, { headers });
+    expect(direct.body.result).toMatchObject({ cacheScope: 'public', ttlMs: 60_000 });
+    const proxied = await postModern(proxyEndpoint, 'resources/read', { uri: 'docs://shared-audit' }, { headers });
+    expect(proxied.body.result).toEqual({ ...direct.body.result, cacheScope: 'private' });
   });
 
   it('cancels the upstream request when its client closes the request', async () => {
