@@ -49,6 +49,26 @@ afterAll(async () => {
   await sessionsOnly?.close();
 });
 
+type NegotiationMode = 'auto' | { pin: '2026-07-28' };
+
+/** Connects a v2 client negotiating as `mode`; resolves with the revision it got and the tool names it lists (hidden must be absent). */
+async function negotiated(url: URL, mode: NegotiationMode): Promise<{ version: string | undefined; tools: string[] }> {
+  const client = new ClientV2({ name: 'negotiating-client', version: '2.0.0' }, { versionNegotiation: { mode } });
+  await client.connect(new StreamableHttpV2(url));
+  try {
+    const tools = (await client.listTools()).tools.map((tool) => tool.name);
+    return { version: client.getNegotiatedProtocolVersion(), tools };
+  } finally {
+    await client.close();
+  }
+}
+
+/** A gated view: some tools, the hidden one not among them. */
+function expectGated(tools: readonly string[]): void {
+  expect(tools.length).toBeGreaterThan(0);
+  expect(tools).not.toContain(hiddenTool);
+}
+
 describe('mcp-gate proxy in front of a 2025-era upstream (sessions only)', () => {
   it('refuses a 2026-07-28 stateless request as a 2025-era server does: HTTP 400, no session', async () => {
     for (const method of ['server/discover', 'tools/list', 'tools/call']) {
@@ -61,16 +81,9 @@ describe('mcp-gate proxy in front of a 2025-era upstream (sessions only)', () =>
   });
 
   it("gives a v2 client that negotiates ('auto') a gated 2025-11-25 session", async () => {
-    const client = new ClientV2({ name: 'negotiating-client', version: '2.0.0' }, { versionNegotiation: { mode: 'auto' } });
-    await client.connect(new StreamableHttpV2(legacyProxy.url));
-    try {
-      expect(client.getNegotiatedProtocolVersion()).toBe('2025-11-25');
-      const names = (await client.listTools()).tools.map((tool) => tool.name);
-      expect(names.length).toBeGreaterThan(0);
-      expect(names).not.toContain(hiddenTool);
-    } finally {
-      await client.close();
-    }
+    const { version, tools } = await negotiated(legacyProxy.url, 'auto');
+    expect(version).toBe('2025-11-25');
+    expectGated(tools);
   });
 
   it('fails the connect of a v2 client pinned to 2026-07-28', async () => {
@@ -88,9 +101,7 @@ describe('mcp-gate proxy in front of a 2026-07-28 upstream that serves 2025-era 
     expect(discover.status).toBe(200);
     expect(discover.body.result?.['supportedVersions']).toContain('2026-07-28');
     const list = await postModern(proxyEndpoint, 'tools/list', {});
-    const names = (list.body.result?.['tools'] as { name: string }[]).map((tool) => tool.name);
-    expect(names.length).toBeGreaterThan(0);
-    expect(names).not.toContain(hiddenTool);
+    expectGated((list.body.result?.['tools'] as { name: string }[]).map((tool) => tool.name));
     for (const answer of [discover, list]) expect(answer.headers.get('mcp-session-id')).toBeNull();
   });
 
@@ -110,26 +121,11 @@ describe('mcp-gate proxy in front of a 2026-07-28 upstream that serves 2025-era 
     expect(await response.text()).toContain('"protocolVersion":"2025-11-25"');
   });
 
-  it("gives a v2 client that negotiates ('auto') gated 2026-07-28 requests", async () => {
-    const client = new ClientV2({ name: 'negotiating-client', version: '2.0.0' }, { versionNegotiation: { mode: 'auto' } });
-    await client.connect(new StreamableHttpV2(proxy.url));
-    try {
-      expect(client.getNegotiatedProtocolVersion()).toBe('2026-07-28');
-      const names = (await client.listTools()).tools.map((tool) => tool.name);
-      expect(names.length).toBeGreaterThan(0);
-      expect(names).not.toContain(hiddenTool);
-    } finally {
-      await client.close();
-    }
-  });
-
-  it('connects a v2 client pinned to 2026-07-28', async () => {
-    const client = new ClientV2({ name: 'pinned-client', version: '2.0.0' }, { versionNegotiation: { mode: { pin: '2026-07-28' } } });
-    await client.connect(new StreamableHttpV2(proxy.url));
-    try {
-      expect((await client.listTools()).tools.map((tool) => tool.name)).not.toContain(hiddenTool);
-    } finally {
-      await client.close();
+  it("gives a v2 client that negotiates ('auto') or is pinned to 2026-07-28 gated 2026-07-28 requests", async () => {
+    for (const mode of ['auto', { pin: '2026-07-28' }] as const) {
+      const { version, tools } = await negotiated(proxy.url, mode);
+      expect(version).toBe('2026-07-28');
+      expectGated(tools);
     }
   });
 });
@@ -154,17 +150,10 @@ describe('mcp-gate proxy in front of an upstream that speaks 2026-07-28 only', (
   });
 
   it('serves a v2 client pinned to 2026-07-28, or negotiating, gated', async () => {
-    for (const mode of [{ pin: '2026-07-28' as const }, 'auto' as const]) {
-      const client = new ClientV2({ name: 'modern-client', version: '2.0.0' }, { versionNegotiation: { mode } });
-      await client.connect(new StreamableHttpV2(modernProxy.url));
-      try {
-        expect(client.getNegotiatedProtocolVersion()).toBe('2026-07-28');
-        const names = (await client.listTools()).tools.map((tool) => tool.name);
-        expect(names.length).toBeGreaterThan(0);
-        expect(names).not.toContain(hiddenTool);
-      } finally {
-        await client.close();
-      }
+    for (const mode of [{ pin: '2026-07-28' }, 'auto'] as const) {
+      const { version, tools } = await negotiated(modernProxy.url, mode);
+      expect(version).toBe('2026-07-28');
+      expectGated(tools);
     }
   });
 
