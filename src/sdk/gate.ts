@@ -20,6 +20,13 @@ export interface Gate {
   setPolicy(next: Policy | PolicyDocument): Promise<void>;
   /** Gates one more server (for example one McpServer per HTTP session) under this gate's policy. */
   install(server: McpServer): void;
+  /**
+   * Stops following the flag provider: with the `flags` option, a flag that changes there sends
+   * list_changed to the sessions whose lists it changed, until the gate is closed (or collected).
+   * The gate goes on deciding. Optional so that a Gate of your own (a no-op one) needs none;
+   * every gate `createGate` makes has it.
+   */
+  close?(): void;
 }
 
 const gatedServers = new WeakSet<McpServer>();
@@ -33,6 +40,7 @@ export function createGate(options: GateOptions): Gate {
       return holder.policy;
     },
     setPolicy: (next) => holder.setPolicy(next),
+    close: () => holder.close(), // flag changes hook
     install(server) {
       if (gatedServers.has(server)) throw new PolicyOptionError('mcp-gate: this McpServer is already gated');
       new Installation(server, holder.runtime);

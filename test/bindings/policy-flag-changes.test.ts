@@ -1,0 +1,356 @@
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
+import { Client as McpClient } from '@modelcontextprotocol/sdk/client/index.js';
+import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
+import { McpServer as SdkMcpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { McpServer as ServerMcpServer } from '@modelcontextprotocol/server';
+import { InMemoryProvider, OpenFeature, ProviderEvents, type Client, type EvaluationContext, type ResolutionDetails } from '@openfeature/server-sdk';
+import { afterAll, describe, expect, it } from 'vitest';
+import type { GateFlagOptions } from '../../src/adapter/flag-resolution.js';
+import type { ListKind } from '../../src/adapter/list-changes.js';
+import { compilePolicy } from '../../src/core/policy/compile-policy.js';
+import { createGate as createSdkGate } from '../../src/sdk/index.js';
+import { createGate as createServerGate } from '../../src/server/index.js';
+import { createWireGate } from '../../src/wire/index.js';
+import { createRecordingUpstream } from '../wire/recording-upstream.mjs';
+import { flush } from '../sdk/helpers.js';
+
+// A flag that changes in the provider sends list_changed to exactly the open sessions whose
+// visible lists it changed, on every binding, with the real @openfeature/server-sdk: the
+// InMemoryProvider's putConfiguration emits ConfigurationChanged with the keys that changed.
+
+afterAll(async () => {
+  await OpenFeature.clearProviders();
+});
+
+const policy = compilePolicy({
+  version: 1,
+  default: 'allow',
+  flags: { 'new-search': { default: false }, 'beta-tier': { default: 'off' } },
+  rules: [
+    { id: 'new-search-off', effect: 'deny', appliesTo: { names: ['new-search'] }, when: { '!': { var: 'flags.new-search' } } },
+    { id: 'beta-off', effect: 'deny', appliesTo: { names: ['beta-*'] }, when: { '==': [{ var: 'flags.beta-tier' }, 'off'] } },
+  ],
+});
+
+type FlagConfiguration = NonNullable<ConstructorParameters<typeof InMemoryProvider>[0]>;
+type FlagSpec = FlagConfiguration[string];
+
+const clientNameOf = (context: EvaluationContext) => (context['client'] as { name?: string } | undefined)?.name;
+
+/**
+ * The provider's flags: `new-search` is on only for the client named "insider", and only while
+ * `insiderSees` is true (read at evaluation); `beta-tier` is "off" for everyone; `unrelated` is
+ * read by no rule. `put` replaces only the flags given, so `flagsChanged` names just those.
+ */
+class Flags {
+  insiderSees = false;
+  readonly provider: CountingProvider;
+  #configuration: Record<string, FlagSpec>;
+
+  constructor() {
+    this.#configuration = {
+      'new-search': this.#newSearch(),
+      'beta-tier': { variants: { on: 'on', off: 'off' }, defaultVariant: 'off', disabled: false },
+      unrelated: { variants: { a: 'a', b: 'b' }, defaultVariant: 'a', disabled: false },
+    };
+    this.provider = new CountingProvider(this.#configuration);
+  }
+
+  #newSearch(): FlagSpec {
+    return {
+      variants: { on: true, off: false },
+      defaultVariant: 'off',
+      disabled: false,
+      contextEvaluator: (context) => (this.insiderSees && clientNameOf(context) === 'insider' ? 'on' : 'off'),
+    };
+  }
+
+  /** Flips new-search for the insider (ConfigurationChanged names "new-search"). */
+  flipNewSearch(sees: boolean): void {
+    this.insiderSees = sees;
+    this.#put({ 'new-search': this.#newSearch() });
+  }
+
+  /** Changes only the flag no rule reads (ConfigurationChanged names "unrelated"). */
+  changeUnrelated(variant: 'a' | 'b'): void {
+    this.#put({ unrelated: { variants: { a: 'a', b: 'b' }, defaultVariant: variant, disabled: false } });
+  }
+
+  #put(changes: Record<string, FlagSpec>): void {
+    this.#configuration = { ...this.#configuration, ...changes };
+    this.provider.putConfiguration(this.#configuration);
+  }
+}
+
+/** The InMemoryProvider, counting resolutions (a subclass: the real provider answers). */
+class CountingProvider extends InMemoryProvider {
+  resolutions = 0;
+  override resolveBooleanEvaluation(flagKey: string, defaultValue: boolean, context: EvaluationContext): Promise<ResolutionDetails<boolean>> {
+    this.resolutions++;
+    return super.resolveBooleanEvaluation(flagKey, defaultValue, context);
+  }
+  override resolveStringEvaluation(flagKey: string, defaultValue: string, context: EvaluationContext): Promise<ResolutionDetails<string>> {
+    this.resolutions++;
+    return super.resolveStringEvaluation(flagKey, defaultValue, context);
+  }
+}
+
+let domains = 0;
+
+async function flagClient(flags: Flags): Promise<Client> {
+  const domain = `policy-flag-changes-${++domains}`;
+  await OpenFeature.setProviderAndWait(domain, flags.provider);
+  return OpenFeature.getClient(domain);
+}
+
+const handlersOf = (client: Client) => client.getHandlers(ProviderEvents.ConfigurationChanged).length;
+
+/** Waits (bounded) until `done()`; fails naming what it waited for. */
+async function until(done: () => boolean, what: string): Promise<void> {
+  for (let round = 0; round < 200 && !done(); round++) await new Promise((resolve) => setTimeout(resolve, 5));
+  if (!done()) throw new Error(`timed out waiting for ${what}`);
+}
+
+/** One open session as a test sees it: its list, and the list_changed notifications it got. */
+interface Session {
+  readonly notified: ListKind[];
+  tools(): Promise<string[]>;
+  close(): Promise<void>;
+}
+
+interface GatedSetup {
+  readonly errors: Error[];
+  readonly close: () => void;
+  open(clientName: string): Promise<Session>;
+}
+
+const toolNames = ['search', 'new-search', 'beta-report'];
+const listOf: Record<string, ListKind> = {
+  'notifications/tools/list_changed': 'tools',
+  'notifications/prompts/list_changed': 'prompts',
+  'notifications/resources/list_changed': 'resources',
+};
+
+/** A real SDK Client on its own server over the in-memory transport (a 2025-era session with an id). */
+async function connectSession(server: SdkMcpServer | ServerMcpServer, clientName: string): Promise<Session> {
+  const [clientTransport, serverTransport] = InMemoryTransport.createLinkedPair();
+  serverTransport.sessionId = `session-${clientName}`;
+  const client = new McpClient({ name: clientName, version: '1.0.0' });
+  const notified: ListKind[] = [];
+  client.fallbackNotificationHandler = async (notification) => void notified.push(listOf[notification.method] ?? (notification.method as ListKind));
+  await Promise.all([server.connect(serverTransport as never), client.connect(clientTransport)]);
+  return {
+    notified,
+    tools: async () => (await client.listTools()).tools.map((tool) => tool.name),
+    close: async () => {
+      await client.close();
+      await server.close();
+    },
+  };
+}
+
+const setups: readonly { name: string; setup(flags: GateFlagOptions): GatedSetup }[] = [
+  {
+    name: 'mcp-gate/sdk',
+    setup(flags) {
+      const errors: Error[] = [];
+      const policyGate = createSdkGate({ policy, flags, onError: (error) => void errors.push(error) });
+      return {
+        errors,
+        close: () => policyGate.close?.(),
+        async open(clientName) {
+          const server = new SdkMcpServer({ name: 'flag-changes', version: '1.0.0' });
+          for (const name of toolNames) server.registerTool(name, {}, async () => ({ content: [{ type: 'text', text: name }] }));
+          policyGate.install(server);
+          return connectSession(server, clientName);
+        },
+      };
+    },
+  },
+  {
+    name: 'mcp-gate/server',
+    setup(flags) {
+      const errors: Error[] = [];
+      const policyGate = createServerGate({ policy, flags, onError: (error) => void errors.push(error) });
+      return {
+        errors,
+        close: () => policyGate.close?.(),
+        async open(clientName) {
+          const server = new ServerMcpServer({ name: 'flag-changes', version: '1.0.0' });
+          for (const name of toolNames) server.registerTool(name, {}, async () => ({ content: [{ type: 'text' as const, text: name }] }));
+          policyGate.install(server);
+          return connectSession(server, clientName);
+        },
+      };
+    },
+  },
+  {
+    name: 'mcp-gate/wire',
+    setup(flags) {
+      const errors: Error[] = [];
+      const wireGate = createWireGate({ policy, flags, onError: (error) => void errors.push(error) });
+      return {
+        errors,
+        close: () => wireGate.close(),
+        async open(clientName) {
+          // The upstream lists the same tools; the gate's connection answers the downstream session.
+          const upstream = createRecordingUpstream();
+          for (const name of toolNames) upstream.registerTool(name, {}, async () => ({ content: [{ type: 'text', text: name }] }));
+          const [clientTransport, serverTransport] = InMemoryTransport.createLinkedPair();
+          await upstream.connect(serverTransport);
+          const upstreamClient = new McpClient({ name: 'wire-flags', version: '1.0.0' });
+          await upstreamClient.connect(clientTransport);
+          const notified: ListKind[] = [];
+          let open = true;
+          const connection = await wireGate.attach(upstreamClient, { notify: async (list) => void notified.push(list), isOpen: () => open });
+          const input = { request: { sessionId: `session-${clientName}` }, client: { name: clientName } };
+          return {
+            notified,
+            tools: async () =>
+              ((await connection.handle({ method: 'tools/list', id: 1 }, input)) as { tools: { name: string }[] }).tools
+                .map((tool) => tool.name)
+                .filter((name) => toolNames.includes(name)),
+            close: async () => {
+              open = false;
+              await upstreamClient.close();
+            },
+          };
+        },
+      };
+    },
+  },
+];
+
+describe.each(setups)('$name: a flag that changes in the provider', ({ setup }) => {
+  async function twoSessions() {
+    const flags = new Flags();
+    const client = await flagClient(flags);
+    const gated = setup({ client });
+    const insider = await gated.open('insider');
+    const outsider = await gated.open('outsider');
+    expect(await insider.tools()).toEqual(['search']);
+    expect(await outsider.tools()).toEqual(['search']);
+    return { flags, client, gated, insider, outsider, close: () => Promise.all([insider.close(), outsider.close()]).then(gated.close) };
+  }
+
+  it('sends list_changed only to the session whose view it changed, and its next list matches', async () => {
+    const { flags, gated, insider, outsider, close } = await twoSessions();
+    flags.flipNewSearch(true);
+    await until(() => insider.notified.length > 0, 'the insider to be notified');
+    await flush();
+    expect(insider.notified).toEqual(['tools']);
+    expect(outsider.notified).toEqual([]);
+    expect(await insider.tools()).toEqual(['search', 'new-search']);
+    expect(await outsider.tools()).toEqual(['search']);
+    // And back: the session's kept flags were the new ones, so the flip back is a change again.
+    flags.flipNewSearch(false);
+    await until(() => insider.notified.length > 1, 'the second notification');
+    await flush();
+    expect(insider.notified).toEqual(['tools', 'tools']);
+    expect(outsider.notified).toEqual([]);
+    expect(await insider.tools()).toEqual(['search']);
+    expect(gated.errors).toEqual([]);
+    await close();
+  });
+
+  it('notifies nobody, and resolves nothing, for a flag no rule reads', async () => {
+    const { flags, gated, insider, outsider, close } = await twoSessions();
+    const before = flags.provider.resolutions;
+    flags.changeUnrelated('b');
+    // A pass for it would have begun by now; the flip's own pass then comes after it, not with it.
+    await flush();
+    flags.flipNewSearch(true);
+    await until(() => insider.notified.length > 0, 'the insider to be notified');
+    await flush();
+    expect(insider.notified).toEqual(['tools']);
+    expect(outsider.notified).toEqual([]);
+    // Only the flip's pass: two sessions, two flags each.
+    expect(flags.provider.resolutions - before).toBe(4);
+    expect(gated.errors).toEqual([]);
+    await close();
+  });
+
+  it('coalesces a burst: one resolution per session, one notification for the net change', async () => {
+    const { flags, insider, outsider, close } = await twoSessions();
+    const before = flags.provider.resolutions;
+    flags.flipNewSearch(true);
+    flags.flipNewSearch(false);
+    flags.flipNewSearch(true);
+    await until(() => insider.notified.length > 0, 'the insider to be notified');
+    await flush(20);
+    expect(insider.notified).toEqual(['tools']);
+    expect(outsider.notified).toEqual([]);
+    expect(flags.provider.resolutions - before).toBe(4);
+    await close();
+  });
+
+  it('re-resolves every session when the event names no flag', async () => {
+    const { flags, insider, outsider, close } = await twoSessions();
+    flags.insiderSees = true; // read at evaluation: a change the provider announces without keys
+    flags.provider.events.emit(ProviderEvents.ConfigurationChanged);
+    await until(() => insider.notified.length > 0, 'the insider to be notified');
+    await flush();
+    expect(insider.notified).toEqual(['tools']);
+    expect(outsider.notified).toEqual([]);
+    await close();
+  });
+
+  it('removes its handler from the flag client when the gate is closed; later changes notify nobody', async () => {
+    const { flags, client, gated, insider, outsider } = await twoSessions();
+    expect(handlersOf(client)).toBe(1);
+    gated.close();
+    gated.close();
+    expect(handlersOf(client)).toBe(0);
+    const before = flags.provider.resolutions;
+    flags.flipNewSearch(true);
+    await flush(20);
+    expect(insider.notified).toEqual([]);
+    expect(outsider.notified).toEqual([]);
+    expect(flags.provider.resolutions).toBe(before);
+    await Promise.all([insider.close(), outsider.close()]);
+  });
+});
+
+describe('following flag changes', () => {
+  it('reports a failing notification through onError, never into the provider', async () => {
+    const flags = new Flags();
+    const client = await flagClient(flags);
+    const errors: Error[] = [];
+    const wireGate = createWireGate({ policy, flags: { client }, onError: (error) => void errors.push(error) });
+    const upstream = createRecordingUpstream();
+    for (const name of toolNames) upstream.registerTool(name, {}, async () => ({ content: [{ type: 'text', text: name }] }));
+    const [clientTransport, serverTransport] = InMemoryTransport.createLinkedPair();
+    await upstream.connect(serverTransport);
+    const upstreamClient = new McpClient({ name: 'wire-flags', version: '1.0.0' });
+    await upstreamClient.connect(clientTransport);
+    const connection = await wireGate.attach(upstreamClient, {
+      notify: async () => {
+        throw new Error('the downstream went away');
+      },
+      isOpen: () => true,
+    });
+    await connection.handle({ method: 'tools/list', id: 1 }, { request: { sessionId: 's1' }, client: { name: 'insider' } });
+    flags.flipNewSearch(true);
+    await until(() => errors.length > 0, 'the error report');
+    expect(errors.map((error) => error.message)).toEqual(['the downstream went away']);
+    wireGate.close();
+    await upstreamClient.close();
+  });
+
+  it('a gate dropped without close is collected, and its handler leaves the flag client', async () => {
+    setFlagsFromString('--expose-gc');
+    const gc = runInNewContext('gc') as () => void;
+    const flags = new Flags();
+    const client = await flagClient(flags);
+    (() => {
+      createSdkGate({ policy, flags: { client } });
+    })();
+    expect(handlersOf(client)).toBe(1);
+    for (let round = 0; round < 50 && handlersOf(client) > 0; round++) {
+      gc();
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    }
+    expect(handlersOf(client)).toBe(0);
+  });
+});
