@@ -14,6 +14,12 @@ export interface GatedSession {
   isOpen(): boolean;
   /** Tells the session's client that a list changed (because the policy did, not the registry). */
   notify(list: ListKind): Promise<void>;
+  /**
+   * The whole context of the session's latest request, whose `kept` context holds only what the
+   * policy of that request read (context-plan.ts). Without this method it is rebuilt from the
+   * input `kept` was built from (wholeContextOf), which the binding then keeps whole.
+   */
+  wholeContext?(kept: RequestContext): RequestContext;
 }
 
 /** What an installation needs from its gate: the policy in force now, the settings, session tracking. */
@@ -60,7 +66,7 @@ export function createPolicyHolder<Settings extends GateSettings>(policy: unknow
       view = after;
       const notifications: Promise<void>[] = [];
       for (const [session, context] of sessions.open()) {
-        for (const list of listsToNotify(session.catalog(), before, after, context)) notifications.push(session.notify(list));
+        for (const list of listsToNotify(session, before, after, context)) notifications.push(session.notify(list));
       }
       await Promise.all(notifications);
     },
@@ -75,12 +81,12 @@ const everyList: readonly ListKind[] = ['tools', 'prompts', 'resources'];
  * the whole context. One that can no longer be built gets every list (a needless list_changed
  * costs a re-list; a missing one leaves a stale view).
  */
-function listsToNotify(catalog: Catalog, before: PolicyView, after: PolicyView, kept: RequestContext): readonly ListKind[] {
+function listsToNotify(session: GatedSession, before: PolicyView, after: PolicyView, kept: RequestContext): readonly ListKind[] {
   let context: RequestContext;
   try {
-    context = wholeContextOf(kept);
+    context = session.wholeContext ? session.wholeContext(kept) : wholeContextOf(kept);
   } catch {
     return everyList;
   }
-  return changedLists(catalog, before, after, context);
+  return changedLists(session.catalog(), before, after, context);
 }

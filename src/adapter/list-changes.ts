@@ -54,6 +54,13 @@ export class SessionContexts<Session> {
   readonly #contexts = new Map<Session, RequestContext>();
   readonly #isOpen: (session: Session) => boolean;
   #sweepAt = SessionContexts.#slack(0);
+  /**
+   * The pair recorded last, while the map still holds it: a session whose requests reuse one
+   * context (request-context.ts) is recorded once, not on every request (a Map#set was a tenth
+   * of the gate's own work in a tools/call). Cleared whenever its session leaves the map.
+   */
+  #lastSession: Session | undefined;
+  #lastContext: RequestContext | undefined;
 
   static #slack(open: number): number {
     return open + Math.max(64, Math.ceil(open / 16));
@@ -69,12 +76,16 @@ export class SessionContexts<Session> {
   }
 
   observe(session: Session, context: RequestContext): void {
+    if (session === this.#lastSession && context === this.#lastContext) return;
     this.#contexts.set(session, context);
+    this.#lastSession = session;
+    this.#lastContext = context;
     if (this.#contexts.size >= this.#sweepAt) {
-      for (const known of this.#contexts.keys()) if (!this.#isOpen(known)) this.#contexts.delete(known);
+      for (const known of this.#contexts.keys()) if (!this.#isOpen(known)) this.#forget(known);
       this.#sweepAt = SessionContexts.#slack(this.#contexts.size);
     }
   }
+
   /**
    * Replaces a tracked session's latest context (the same request, with its flags resolved);
    * untracked sessions stay so. With `expected`, only while that is still the latest (a flag
@@ -82,14 +93,21 @@ export class SessionContexts<Session> {
    */
   refresh(session: Session, context: RequestContext, expected?: RequestContext): void {
     const kept = this.#contexts.get(session);
-    if (kept !== undefined && (expected === undefined || kept === expected)) this.#contexts.set(session, context);
+    if (kept === undefined || (expected !== undefined && kept !== expected)) return;
+    this.#contexts.set(session, context);
+    if (session === this.#lastSession) this.#lastContext = context;
   }
 
   /** Open sessions and their latest contexts. */
   *open(): IterableIterator<[Session, RequestContext]> {
     for (const [session, context] of this.#contexts) {
       if (this.#isOpen(session)) yield [session, context];
-      else this.#contexts.delete(session);
+      else this.#forget(session);
     }
+  }
+
+  #forget(session: Session): void {
+    this.#contexts.delete(session);
+    if (session === this.#lastSession) this.#lastSession = this.#lastContext = undefined;
   }
 }

@@ -1,5 +1,6 @@
 import type { PrimitiveKind } from '../core/context.js';
 import type { CatalogEntry } from './catalog.js';
+import type { GateSettings } from './gate-options.js';
 import type { GatedRequest } from './gated-request.js';
 import { publicMeta } from './metadata.js';
 import { InvalidCursorError, type Page, type Paginator } from './pagination.js';
@@ -124,4 +125,29 @@ export function pageOf(
   } catch (error) {
     throw error instanceof InvalidCursorError ? invalidCursor() : error;
   }
+}
+
+/** What a list request asks for: the list (`kind`, result `field`) and its cursor. */
+export interface ListRequest {
+  readonly kind: PrimitiveKind;
+  readonly field: string;
+  readonly cursor: unknown;
+}
+
+/**
+ * A gated list's answer, recorded in the decision log: one page of the visible items under the
+ * list's field, and the next cursor when there is one. `invalidCursor` is the binding's SDK's
+ * error for a cursor this list did not issue.
+ */
+export function listAnswer(
+  settings: GateSettings,
+  gated: GatedRequest,
+  list: ListRequest,
+  listed: { readonly items: readonly ListItem[]; readonly counts: ListCounts },
+  cacheKey: string,
+  invalidCursor: () => Error,
+): Record<string, unknown> {
+  const page = pageOf(settings.paginator, gated, list.kind, listed.items, list.cursor, cacheKey, invalidCursor);
+  settings.decisions.list(gated, listed.counts);
+  return page.nextCursor === undefined ? { [list.field]: page.items } : { [list.field]: page.items, nextCursor: page.nextCursor };
 }

@@ -23,12 +23,15 @@ export interface RegistrationRecord {
   readonly resourceTemplate?: { readonly uriTemplate: { toString(): string }; readonly listCallback?: unknown };
 }
 
-export interface ServerRegistries {
-  readonly _registeredTools: Readonly<Record<string, RegistrationRecord>>;
-  readonly _registeredPrompts: Readonly<Record<string, RegistrationRecord>>;
-  readonly _registeredResources: Readonly<Record<string, RegistrationRecord>>;
-  readonly _registeredResourceTemplates: Readonly<Record<string, RegistrationRecord>>;
+/** McpServer's four private registries (1.32 and 2.4), typed by each binding with its SDK's registration types. */
+export interface McpServerRegistries<Tool, Prompt, Resource, Template> {
+  readonly _registeredTools: Readonly<Record<string, Tool>>;
+  readonly _registeredPrompts: Readonly<Record<string, Prompt>>;
+  readonly _registeredResources: Readonly<Record<string, Resource>>;
+  readonly _registeredResourceTemplates: Readonly<Record<string, Template>>;
 }
+
+export type ServerRegistries = McpServerRegistries<RegistrationRecord, RegistrationRecord, RegistrationRecord, RegistrationRecord>;
 
 /** The first registry field `server` lacks, or undefined when it has all four; callers word the error. */
 export function missingRegistryField(server: unknown): string | undefined {

@@ -19,12 +19,13 @@ export type Route =
 /** tools/call: the registration serving a public name for this request, highest visible version first. */
 export function routeToolCall(gated: GatedRequest, name: string): Route {
   const { view, catalog, context } = gated;
-  const candidates = catalog.toolCandidates(name);
-  // Unknown to the SDK too: its own answer. Known only as a versioned key: internal, so hidden.
-  if (candidates === undefined) return catalog.get('tool', name) === undefined ? { to: 'sdk', entry: undefined } : { to: 'hidden', entry: undefined };
+  // The visible case first: it looks the name up once (resolveTool), the rest only when hidden.
   const chosen = view.resolveTool(catalog, name, context);
-  if (chosen === undefined) return { to: 'hidden', entry: candidates[0] };
-  return chosen.key === name ? { to: 'sdk', entry: chosen } : { to: 'entry', entry: chosen };
+  if (chosen !== undefined) return chosen.key === name ? { to: 'sdk', entry: chosen } : { to: 'entry', entry: chosen };
+  const candidates = catalog.toolCandidates(name);
+  if (candidates !== undefined) return { to: 'hidden', entry: candidates[0] };
+  // Unknown to the SDK too: its own answer. Known only as a versioned key: internal, so hidden.
+  return catalog.get('tool', name) === undefined ? { to: 'sdk', entry: undefined } : { to: 'hidden', entry: undefined };
 }
 
 /** prompts/get, and completion/complete of a prompt's argument. */

@@ -1,5 +1,6 @@
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import type { RequestContextInput } from '../core/context.js';
+import { sessionClientOf } from '../adapter/request-input.js';
 import { authOfToken } from '../adapter/token-auth.js';
 import type { ServerExtra } from './in-process-upstream.js';
 
@@ -13,7 +14,6 @@ export function contextInputOf(method: string, extra: ServerExtra, server: Serve
   const info = (extra.requestInfo ?? transportRequest?.(extra.requestId)) as { headers?: unknown; url?: unknown } | undefined;
   const headers = headersOf(info?.headers);
   const protocolVersion = headers['mcp-protocol-version'];
-  const clientVersion = server.getClientVersion();
   return {
     request: {
       method,
@@ -22,7 +22,7 @@ export function contextInputOf(method: string, extra: ServerExtra, server: Serve
       sessionId: extra.sessionId,
       protocolVersion: typeof protocolVersion === 'string' ? protocolVersion : undefined,
     },
-    client: { name: clientVersion?.name, version: clientVersion?.version, capabilities: server.getClientCapabilities() as Record<string, unknown> | undefined },
+    client: sessionClientOf(server),
     auth: authOfToken(extra.authInfo),
   };
 }

@@ -1,9 +1,8 @@
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import { PolicyOptionError } from '../core/errors.js';
 import type { PolicyDocument } from '../core/policy/schema.js';
 import type { Policy } from '../core/policy/types.js';
+import { createGateFactory, isGate } from '../adapter/gate-factory.js';
 import { readGateSettings, type SharedGateOptions } from '../adapter/gate-options.js';
-import { createPolicyHolder } from '../adapter/gate-runtime.js';
 import { Installation } from './installation.js';
 
 /** Options of a gate for McpServer 1.32: those every mcp-gate adapter takes (docs/sdk.md). */
@@ -29,24 +28,14 @@ export interface Gate {
   close?(): void;
 }
 
-const gatedServers = new WeakSet<McpServer>();
+const createSdkGate = createGateFactory<McpServer, GateOptions, never, ReturnType<typeof readGateSettings>>({
+  readSettings: (options) => readGateSettings(options),
+  install: (server, runtime) => void new Installation(server, runtime),
+});
 
 /** Creates a gate without installing it; `install` it on each McpServer it should guard. */
 export function createGate(options: GateOptions): Gate {
-  const settings = readGateSettings(options);
-  const holder = createPolicyHolder(options.policy, settings);
-  return {
-    get policy() {
-      return holder.policy;
-    },
-    setPolicy: (next) => holder.setPolicy(next),
-    close: () => holder.close(), // flag changes hook
-    install(server) {
-      if (gatedServers.has(server)) throw new PolicyOptionError('mcp-gate: this McpServer is already gated');
-      new Installation(server, holder.runtime);
-      gatedServers.add(server);
-    },
-  };
+  return createSdkGate(options);
 }
 
 /**
@@ -54,11 +43,7 @@ export function createGate(options: GateOptions): Gate {
  * gets, reads and completions of anything else answer exactly as for a name never registered.
  */
 export function gate(server: McpServer, options: GateOptions | Gate): Gate {
-  const installed = isGate(options) ? options : createGate(options);
+  const installed = isGate<Gate>(options) ? options : createGate(options);
   installed.install(server);
   return installed;
-}
-
-function isGate(value: GateOptions | Gate): value is Gate {
-  return typeof (value as Gate).install === 'function' && typeof (value as Gate).setPolicy === 'function';
 }

@@ -1,8 +1,8 @@
 import { ListPromptsRequestSchema, ListResourcesRequestSchema, ListResourceTemplatesRequestSchema, ListToolsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import type { PrimitiveKind } from '../core/context.js';
 import type { CatalogEntry } from '../adapter/catalog.js';
-import type { GatedRequest, JsonRpcRequest } from '../adapter/gated-request.js';
-import { itemsByKey, listVisibleResources, pageOf, visibleItems, type ListCounts, type ListItem } from '../adapter/list-items.js';
+import type { JsonRpcRequest } from '../adapter/gated-request.js';
+import { itemsByKey, listAnswer, listVisibleResources, visibleItems, type ListCounts, type ListItem } from '../adapter/list-items.js';
 import { invalidCursor } from './denials.js';
 import type { Installation } from './installation.js';
 import type { SdkExtra, StoredHandler } from './server-internals.js';
@@ -52,14 +52,10 @@ function createCachedList(spec: CachedListSpec) {
         listed = visibleItems(visible, await sdkItemsByKey(gated.catalog.version, request, extra), installation.settings.exposeRequirements);
         publicItems.set(visible, listed);
       }
-      return answer(installation, gated, spec.kind, spec.field, listed, request, cacheKey);
+      return listAnswer(installation.settings, gated, { kind: spec.kind, field: spec.field, cursor: request.params?.['cursor'] }, listed, cacheKey, invalidCursor);
     };
   };
 }
-
-export const createGatedToolsList = createCachedList(toolsList);
-export const createGatedPromptsList = createCachedList(promptsList);
-export const createGatedTemplatesList = createCachedList(templatesList);
 
 /** resources/list runs the templates' list callbacks per request, so nothing is cached. */
 export function createGatedResourcesList(installation: Installation, sdkHandler: StoredHandler): StoredHandler {
@@ -69,21 +65,15 @@ export function createGatedResourcesList(installation: Installation, sdkHandler:
     const { internals, settings } = installation;
     const registered = { resources: internals._registeredResources, templates: internals._registeredResourceTemplates };
     const listed = await listVisibleResources(registered, gated, settings.exposeRequirements, extra);
-    return answer(installation, gated, 'resource', 'resources', listed, request, gated.view.cacheKey(gated.catalog, gated.context));
+    const list = { kind: 'resource' as const, field: 'resources', cursor: request.params?.['cursor'] };
+    return listAnswer(settings, gated, list, listed, gated.view.cacheKey(gated.catalog, gated.context), invalidCursor);
   };
 }
 
-function answer(
-  installation: Installation,
-  gated: GatedRequest,
-  kind: PrimitiveKind,
-  field: string,
-  listed: { items: readonly ListItem[]; counts: ListCounts },
-  request: JsonRpcRequest,
-  cacheKey: string,
-): Record<string, unknown> {
-  const { paginator, decisions } = installation.settings;
-  const page = pageOf(paginator, gated, kind, listed.items, request.params?.['cursor'], cacheKey, invalidCursor);
-  decisions.list(gated, listed.counts);
-  return page.nextCursor === undefined ? { [field]: page.items } : { [field]: page.items, nextCursor: page.nextCursor };
-}
+/** The gated list methods of this binding's handler table. */
+export const gatedLists = {
+  'tools/list': createCachedList(toolsList),
+  'prompts/list': createCachedList(promptsList),
+  'resources/list': createGatedResourcesList,
+  'resources/templates/list': createCachedList(templatesList),
+};

@@ -1,5 +1,6 @@
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { createPlannedRequestContext, wholeContext, type ContextPlan, type RequestContext, type RequestContextInput } from '../core/context.js';
+import { sessionClientOf } from '../adapter/request-input.js';
 import { authOfToken } from '../adapter/token-auth.js';
 import type { SdkExtra } from './server-internals.js';
 
@@ -39,14 +40,9 @@ export function buildRequestContext(method: string, extra: SdkExtra, server: Ser
 function contextInputOf(method: string, extra: SdkExtra, server: Server): MutableInput {
   const requestInfo = extra.requestInfo;
   const headers = requestInfo?.headers ?? noHeaders;
-  const clientVersion = server.getClientVersion();
   return {
     request: { method, headers, endpoint: endpointOf(extra), sessionId: extra.sessionId, protocolVersion: protocolVersionOf(headers) },
-    client: {
-      name: clientVersion?.name,
-      version: clientVersion?.version,
-      capabilities: server.getClientCapabilities() as Record<string, unknown> | undefined,
-    },
+    client: sessionClientOf(server),
     auth: authOfToken(extra.authInfo),
   };
 }
@@ -93,6 +89,8 @@ class KeptContext {
   readonly #plan: ContextPlan;
   readonly #input: MutableInput;
   readonly #capabilities: unknown;
+  /** The URL the context's endpoint was read from. */
+  readonly #href: string | undefined;
   #authInfo: AuthInfo;
 
   constructor(method: string, extra: SdkExtra, server: Server, plan: ContextPlan) {
@@ -101,6 +99,7 @@ class KeptContext {
     this.#plan = plan;
     this.#input = input;
     this.#capabilities = input.client.capabilities;
+    this.#href = extra.requestInfo?.url?.href;
     this.#authInfo = extra.authInfo;
     this.reusable = (plan.headers !== 'all' || input.request.headers === noHeaders) && (!plan.claims || extra.authInfo === undefined);
   }
@@ -130,11 +129,19 @@ class KeptContext {
     } else {
       for (let index = 0; index < names.length; index++) {
         const name = names[index]!;
-        // A repeated header (an array) is joined in the context: never equal to it here, so it is rebuilt.
-        if ((Object.hasOwn(headers, name) ? headers[name] : undefined) !== held.headers[name]) return false;
+        // A repeated header (an array) is joined in the context: never equal to it here, so it is
+        // rebuilt. No hasOwn check (it cost more than the rest of the comparison): a name that
+        // only Object.prototype has (`constructor`) reads the same inherited value on both sides,
+        // and both lack the header; an inherited value never equals a header's string.
+        if (headers[name] !== held.headers[name]) return false;
       }
     }
-    return protocolVersionOf(headers) === held.protocolVersion && endpointOf(extra) === held.endpoint;
+    return protocolVersionOf(headers) === held.protocolVersion && this.#holdsEndpoint(extra);
+  }
+
+  /** The same URL string is the same endpoint: comparing it saves slicing the path out of each request's URL. */
+  #holdsEndpoint(extra: SdkExtra): boolean {
+    return extra.requestInfo?.url?.href === this.#href || endpointOf(extra) === this.context.request.endpoint;
   }
 
   #holdsClient(server: Server): boolean {

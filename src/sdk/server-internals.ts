@@ -2,9 +2,9 @@ import type { McpServer, RegisteredPrompt, RegisteredResource, RegisteredResourc
 import type { RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/protocol.js';
 import type { ServerNotification, ServerRequest } from '@modelcontextprotocol/sdk/types.js';
 import type { PrimitiveSource } from '../adapter/catalog.js';
-import { readRegistrations } from '../adapter/registry-reader.js';
+import { readRegistrations, type McpServerRegistries } from '../adapter/registry-reader.js';
 import type { StoredHandler as AnyStoredHandler } from '../adapter/gated-request.js';
-import { checkServerInternals, handlerMapOf, type SupportedSdk } from '../adapter/server-hooks.js';
+import { checkServerInternals, type SupportedSdk } from '../adapter/server-hooks.js';
 
 export type SdkExtra = RequestHandlerExtra<ServerRequest, ServerNotification>;
 
@@ -12,26 +12,17 @@ export type SdkExtra = RequestHandlerExtra<ServerRequest, ServerNotification>;
 export type StoredHandler = AnyStoredHandler<SdkExtra>;
 
 /**
- * The parts of McpServer 1.32 the gate reads. They are private in the SDK's types, so this view
- * is checked at install time (readInternals); a later SDK that renames them fails loudly there.
+ * The parts of McpServer 1.32 the gate reads: its registries. They are private in the SDK's
+ * types, so this view is checked at install time (readInternals); a later SDK that renames them
+ * fails loudly there.
  */
-export interface McpServerInternals {
-  readonly _registeredTools: Readonly<Record<string, RegisteredTool>>;
-  readonly _registeredPrompts: Readonly<Record<string, RegisteredPrompt>>;
-  readonly _registeredResources: Readonly<Record<string, RegisteredResource>>;
-  readonly _registeredResourceTemplates: Readonly<Record<string, RegisteredResourceTemplate>>;
-}
+export type McpServerInternals = McpServerRegistries<RegisteredTool, RegisteredPrompt, RegisteredResource, RegisteredResourceTemplate>;
 
 const supported: SupportedSdk = { adapter: 'mcp-gate/sdk', sdk: '@modelcontextprotocol/sdk 1.32.x' };
 
 export function readInternals(server: McpServer): McpServerInternals {
   checkServerInternals(server, supported);
   return server as unknown as McpServerInternals;
-}
-
-/** The protocol's method → handler map. Wrapping its entries is how every handler gets gated. */
-export function readHandlerMap(server: McpServer): Map<string, StoredHandler> {
-  return handlerMapOf<StoredHandler>(server);
 }
 
 /**

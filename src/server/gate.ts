@@ -3,7 +3,7 @@ import { PolicyOptionError } from '../core/errors.js';
 import type { PolicyDocument } from '../core/policy/schema.js';
 import type { Policy } from '../core/policy/types.js';
 import { oneOf, readGateSettings, type SharedGateOptions } from '../adapter/gate-options.js';
-import { createPolicyHolder } from '../adapter/gate-runtime.js';
+import { createGateFactory, isGate } from '../adapter/gate-factory.js';
 import type { MissingCapabilityMode, ServerGateSettings } from './gate-settings.js';
 import { Installation } from './installation.js';
 
@@ -48,30 +48,23 @@ export interface Gate {
   close?(): void;
 }
 
-const gatedServers = new WeakSet<McpServer>();
 const defaultCursorSecret = 'mcp-gate/server';
+
+const createServerGate = createGateFactory<McpServer, GateOptions, InstallOptions, ServerGateSettings>({
+  readSettings(options) {
+    const cursorSecret = options?.cursorSecret ?? defaultCursorSecret;
+    if (typeof cursorSecret !== 'string') throw new PolicyOptionError('mcp-gate: option "cursorSecret" must be a string');
+    return {
+      ...readGateSettings(options, cursorSecret),
+      missingCapability: oneOf(options.missingCapability, 'missingCapability', ['hide', 'error']),
+    };
+  },
+  install: (server, runtime, installOptions) => void new Installation(server, runtime, installOptions?.request),
+});
 
 /** Creates a gate without installing it: compile once, then `install` it on each McpServer, e.g. per request. */
 export function createGate(options: GateOptions): Gate {
-  const cursorSecret = options?.cursorSecret ?? defaultCursorSecret;
-  if (typeof cursorSecret !== 'string') throw new PolicyOptionError('mcp-gate: option "cursorSecret" must be a string');
-  const settings: ServerGateSettings = {
-    ...readGateSettings(options, cursorSecret),
-    missingCapability: oneOf(options.missingCapability, 'missingCapability', ['hide', 'error']),
-  };
-  const holder = createPolicyHolder(options.policy, settings);
-  return {
-    get policy() {
-      return holder.policy;
-    },
-    setPolicy: (next) => holder.setPolicy(next),
-    close: () => holder.close(), // flag changes hook
-    install(server, installOptions) {
-      if (gatedServers.has(server)) throw new PolicyOptionError('mcp-gate: this McpServer is already gated');
-      new Installation(server, holder.runtime, installOptions?.request);
-      gatedServers.add(server);
-    },
-  };
+  return createServerGate(options);
 }
 
 /**
@@ -79,11 +72,7 @@ export function createGate(options: GateOptions): Gate {
  * gets, reads and completions of anything else answer exactly as for a name never registered.
  */
 export function gate(server: McpServer, options: GateOptions | Gate, installOptions?: InstallOptions): Gate {
-  const installed = isGate(options) ? options : createGate(options);
-  installed.install(server, installOptions ?? (isGate(options) ? undefined : options));
+  const installed = isGate<Gate>(options) ? options : createGate(options);
+  installed.install(server, installOptions ?? (isGate<Gate>(options) ? undefined : options));
   return installed;
-}
-
-function isGate(value: GateOptions | Gate): value is Gate {
-  return typeof (value as Gate).install === 'function' && typeof (value as Gate).setPolicy === 'function';
 }

@@ -2,7 +2,7 @@ import type { ServerContext } from '@modelcontextprotocol/server';
 import type { PrimitiveKind } from '../core/context.js';
 import { dependsOnCaller } from '../adapter/cache-scope.js';
 import type { GatedRequest, JsonRpcRequest } from '../adapter/gated-request.js';
-import { itemsByKey, listVisibleResources, pageOf, visibleItems, type ListCounts, type ListItem } from '../adapter/list-items.js';
+import { itemsByKey, listAnswer, listVisibleResources, visibleItems, type ListCounts, type ListItem } from '../adapter/list-items.js';
 import { invalidCursor } from './denials.js';
 import type { Installation } from './installation.js';
 import type { StoredHandler } from './server-internals.js';
@@ -34,10 +34,6 @@ function createFilteredList(spec: ListSpec) {
   };
 }
 
-export const createGatedToolsList = createFilteredList({ method: 'tools/list', kinds: ['tool'], field: 'tools' });
-export const createGatedPromptsList = createFilteredList({ method: 'prompts/list', kinds: ['prompt'], field: 'prompts' });
-export const createGatedTemplatesList = createFilteredList({ method: 'resources/templates/list', kinds: ['resourceTemplate'], field: 'resourceTemplates' });
-
 const resourcesList: ListSpec = { method: 'resources/list', kinds: ['resource', 'resourceTemplate'], field: 'resources' };
 
 /**
@@ -55,6 +51,14 @@ export function createGatedResourcesList(installation: Installation, _sdkHandler
   };
 }
 
+/** The gated list methods of this binding's handler table. */
+export const gatedLists = {
+  'tools/list': createFilteredList({ method: 'tools/list', kinds: ['tool'], field: 'tools' }),
+  'prompts/list': createFilteredList({ method: 'prompts/list', kinds: ['prompt'], field: 'prompts' }),
+  'resources/list': createGatedResourcesList,
+  'resources/templates/list': createFilteredList({ method: 'resources/templates/list', kinds: ['resourceTemplate'], field: 'resourceTemplates' }),
+};
+
 /**
  * The page as a result, carrying over what the SDK attached for the 2026-07-28 encoder (cache
  * fields, and the symbol-keyed cache-hint carrier that never reaches the wire). When the visible
@@ -69,11 +73,8 @@ function answer(
   cacheKey: string,
   sdkResult: ListResult,
 ): ListResult {
-  const { paginator, decisions } = installation.settings;
-  const page = pageOf(paginator, gated, spec.kinds[0]!, listed.items, request.params?.['cursor'], cacheKey, invalidCursor);
-  decisions.list(gated, listed.counts);
-  const result: ListResult = { [spec.field]: page.items };
-  if (page.nextCursor !== undefined) result['nextCursor'] = page.nextCursor;
+  const list = { kind: spec.kinds[0]!, field: spec.field, cursor: request.params?.['cursor'] };
+  const result: ListResult = listAnswer(installation.settings, gated, list, listed, cacheKey, invalidCursor);
   for (const field of ['ttlMs', 'cacheScope', '_meta']) if (sdkResult[field] !== undefined) result[field] = sdkResult[field];
   for (const symbol of Object.getOwnPropertySymbols(sdkResult)) result[symbol] = sdkResult[symbol];
   const primitives = spec.kinds.flatMap((kind) => gated.catalog.entries(kind).map((entry) => entry.metadata));

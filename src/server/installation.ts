@@ -1,62 +1,45 @@
 import type { McpRequestContext, McpServer, ServerContext } from '@modelcontextprotocol/server';
+import { wholeContext, wholeContextOf, type ContextPlan, type RequestContext } from '../core/context.js';
+import { withFlagValues } from '../core/flag-values.js';
 import type { Policy } from '../core/policy/types.js';
-import type { Catalog } from '../adapter/catalog.js';
 import { readEnvelope } from '../adapter/envelope.js';
-import type { GatedSession, GateRuntime } from '../adapter/gate-runtime.js';
+import type { GateRuntime } from '../adapter/gate-runtime.js';
 import type { GatedRequest } from '../adapter/gated-request.js';
-import type { ListKind } from '../adapter/list-changes.js';
-import { contextPlanFor } from '../adapter/context-plan.js';
-import { FlagRequests } from '../adapter/flag-requests.js';
-import { gateHandlerMap, notifyListChanged, RegistryTracker } from '../adapter/server-hooks.js';
+import { GateInstallation, type GatedHandlerTable } from '../adapter/installation.js';
 import type { ServerGateSettings } from './gate-settings.js';
-import { gatedHandlerFactories } from './gated-handlers.js';
+import { gatedLists } from './gated-lists.js';
+import { gatedReads } from './gated-reads.js';
+import { createGatedToolCall } from './gated-tool-call.js';
 import { gatePreDispatchChecks } from './pre-dispatch.js';
 import { buildRequestContext, type RequestSources } from './request-context.js';
-import { readHandlerMap, readInternals, readSources, type McpServerInternals } from './server-internals.js';
+import { readInternals, readSources, type McpServerInternals } from './server-internals.js';
 
 /**
- * The gate's presence on one McpServer. It wraps the server's request handlers (present and
- * future) and its two pre-dispatch hooks, and observes registrations; it never writes the SDK's
- * registries or calls enable/disable/update/remove on anything.
+ * The gate on one McpServer 2.4: the shared installation, with this SDK's requests, registries
+ * and answers, and its two pre-dispatch hooks wrapped (pre-dispatch.ts).
  */
-export class Installation implements GatedSession {
-  readonly server: McpServer;
+export class Installation extends GateInstallation<McpServer, ServerContext, RequestSources, ServerGateSettings> {
   readonly internals: McpServerInternals;
-  readonly settings: ServerGateSettings;
   /** The `createMcpHandler` factory's context, when the server was built per request. */
   readonly factoryRequest: McpRequestContext | undefined;
-  readonly #runtime: GateRuntime<ServerGateSettings>;
-  readonly #registry: RegistryTracker;
-  /** Requests whose flags were resolved before their handler ran (flag-requests.ts). */
-  readonly #flagRequests: FlagRequests<ServerContext>;
+  /**
+   * Where this session's latest request came from: a new policy decides what the session sees
+   * from the whole of it (wholeContext), while each request copies only what its policy reads.
+   */
+  #latestSources: RequestSources | undefined;
 
   constructor(server: McpServer, runtime: GateRuntime<ServerGateSettings>, factoryRequest: McpRequestContext | undefined) {
-    this.server = server;
-    this.internals = readInternals(server);
-    const handlers = readHandlerMap(server);
-    this.settings = runtime.settings;
+    const internals = readInternals(server);
+    super(server, runtime, () => readSources(internals));
+    this.internals = internals;
     this.factoryRequest = factoryRequest;
-    this.#runtime = runtime;
-    this.#registry = new RegistryTracker(() => readSources(this.internals), runtime.settings);
-    this.#registry.observe(server);
-    // Flags hook: each gated handler runs after its request's flags are resolved.
-    this.#flagRequests = new FlagRequests(
-      runtime.settings.flags,
-      (method, ctx) => this.begin(method, ctx),
-      (gated) => runtime.sessions.refresh(this, gated.context),
-    );
-    gateHandlerMap(handlers, (method, handler) => this.#flagRequests.wrap(method, gatedHandlerFactories[method](this, handler)));
+    this.gateHandlers(gatedHandlers);
     gatePreDispatchChecks(this);
-  }
-
-  /** The registrations as of now; rebuilt only after the SDK reported a change. */
-  catalog(): Catalog {
-    return this.#registry.catalog();
   }
 
   /** A handler's request: its envelope, its HTTP request and auth from the SDK's per-request context. */
   begin(method: string, ctx: ServerContext): GatedRequest {
-    const resolved = this.#flagRequests.resolvedFor(ctx); // flags hook
+    const resolved = this.resolvedWithFlags(ctx);
     if (resolved !== undefined) return resolved;
     const sources: RequestSources = {
       method,
@@ -70,23 +53,26 @@ export class Installation implements GatedSession {
 
   /** A request built from given sources; pre-dispatch hooks have no JSON-RPC id at hand. */
   beginWith(sources: RequestSources, requestId?: string | number): GatedRequest {
-    const view = this.#runtime.currentView();
-    const catalog = this.catalog();
-    const context = buildRequestContext(sources, this.server, contextPlanFor(view, catalog, this.settings));
     // Only 2025-era sessions can be told about a policy change; stateless requests are not tracked.
-    if (sources.sessionId !== undefined) this.#runtime.sessions.observe(this, context);
-    return { view, catalog, context, requestId };
+    const inSession = sources.sessionId !== undefined;
+    if (inSession) this.#latestSources = sources;
+    return this.startRequest(sources.method, sources, requestId, inSession);
+  }
+
+  protected contextOf(_method: string, sources: RequestSources, plan: ContextPlan): RequestContext {
+    return buildRequestContext(sources, this.server, plan);
+  }
+
+  wholeContext(kept: RequestContext): RequestContext {
+    if (this.#latestSources === undefined) return wholeContextOf(kept);
+    const whole = buildRequestContext(this.#latestSources, this.server, wholeContext);
+    // The flags resolved for that request are not in its sources.
+    return kept.flags === undefined ? whole : withFlagValues(whole, kept.flags);
   }
 
   currentPolicy(): Policy {
-    return this.#runtime.currentView().policy;
-  }
-
-  isOpen(): boolean {
-    return this.server.isConnected();
-  }
-
-  async notify(list: ListKind): Promise<void> {
-    if (this.isOpen()) await notifyListChanged(this.server.server, list, this.settings.reportError);
+    return this.currentView().policy;
   }
 }
+
+const gatedHandlers: GatedHandlerTable<Installation, ServerContext> = { ...gatedLists, ...gatedReads, 'tools/call': createGatedToolCall };

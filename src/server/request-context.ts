@@ -1,6 +1,7 @@
 import type { AuthInfo, McpServer } from '@modelcontextprotocol/server';
 import { createPlannedRequestContext, wholeContext, type ContextPlan, type RequestContext, type RequestContextInput } from '../core/context.js';
 import type { RequestEnvelope } from '../adapter/envelope.js';
+import { pathnameOf, sessionClientOf } from '../adapter/request-input.js';
 import { authOfToken } from '../adapter/token-auth.js';
 
 /** Where one request's facts come from; each field belongs to that request alone. */
@@ -25,10 +26,9 @@ export interface RequestSources {
 export function buildRequestContext(sources: RequestSources, server: McpServer, plan: ContextPlan = wholeContext): RequestContext {
   const { httpRequest, authInfo } = sources;
   const envelope = servesModernEra(sources, server) ? sources.envelope : undefined;
-  // A session's context is kept and later rebuilt whole for a new policy (gate-runtime.ts), so
-  // it keeps every header in its input; a stateless request's context dies with the request.
-  const headers = httpRequest === undefined ? {} : headersOf(httpRequest.headers, sources.sessionId === undefined ? plan : wholeContext);
-  const legacyClient = envelope === undefined ? server.server.getClientVersion() : undefined;
+  // Only the headers the plan names: a session's whole context, which a new policy may need, is
+  // rebuilt from its latest sources when that policy arrives (Installation#wholeContext).
+  const headers = httpRequest === undefined ? {} : headersOf(httpRequest.headers, plan);
   const input: RequestContextInput = {
     request: {
       method: sources.method,
@@ -37,14 +37,7 @@ export function buildRequestContext(sources: RequestSources, server: McpServer, 
       sessionId: sources.sessionId,
       protocolVersion: envelope?.protocolVersion ?? httpRequest?.headers.get('mcp-protocol-version') ?? undefined,
     },
-    client:
-      envelope === undefined
-        ? {
-            name: legacyClient?.name,
-            version: legacyClient?.version,
-            capabilities: server.server.getClientCapabilities() as Record<string, unknown> | undefined,
-          }
-        : { name: envelope.clientName, version: envelope.clientVersion, capabilities: envelope.capabilities },
+    client: envelope === undefined ? sessionClientOf(server.server) : { name: envelope.clientName, version: envelope.clientVersion, capabilities: envelope.capabilities },
     auth: authOfToken(authInfo),
   };
   return createPlannedRequestContext(input, plan);
@@ -84,12 +77,4 @@ function servesModernEra(sources: RequestSources, server: McpServer): boolean {
   const negotiated = server.server.getNegotiatedProtocolVersion();
   if (negotiated !== undefined) return negotiated >= firstModernProtocolVersion;
   return sources.envelope?.protocolVersion !== undefined;
-}
-
-function pathnameOf(url: string): string {
-  try {
-    return new URL(url).pathname;
-  } catch {
-    return '';
-  }
 }

@@ -8,9 +8,9 @@ import type {
   ServerContext,
 } from '@modelcontextprotocol/server';
 import type { PrimitiveSource } from '../adapter/catalog.js';
-import { readRegistrations } from '../adapter/registry-reader.js';
+import { readRegistrations, type McpServerRegistries } from '../adapter/registry-reader.js';
 import type { StoredHandler as AnyStoredHandler } from '../adapter/gated-request.js';
-import { checkServerInternals, handlerMapOf, type SupportedSdk } from '../adapter/server-hooks.js';
+import { checkServerInternals, type SupportedSdk } from '../adapter/server-hooks.js';
 
 /** A handler as the v2 SDK stores it: the raw (envelope-lifted) JSON-RPC request and the context in, result out. */
 export type StoredHandler = AnyStoredHandler<ServerContext>;
@@ -20,11 +20,7 @@ export type StoredHandler = AnyStoredHandler<ServerContext>;
  * SDK's types, so this view is checked when the gate is installed: an SDK that renames them
  * fails there, loudly, instead of serving ungated.
  */
-export interface McpServerInternals {
-  readonly _registeredTools: Readonly<Record<string, RegisteredTool>>;
-  readonly _registeredPrompts: Readonly<Record<string, RegisteredPrompt>>;
-  readonly _registeredResources: Readonly<Record<string, RegisteredResource>>;
-  readonly _registeredResourceTemplates: Readonly<Record<string, RegisteredResourceTemplate>>;
+export interface McpServerInternals extends McpServerRegistries<RegisteredTool, RegisteredPrompt, RegisteredResource, RegisteredResourceTemplate> {
   /** Consulted by `createMcpHandler` before dispatch for the `Mcp-Param-*` (x-mcp-header) check. */
   toolInputSchemaJson(name: string): Record<string, unknown> | undefined;
   /** Consulted before dispatch by `createMcpHandler` and the session transport for OAuth scope challenges. */
@@ -36,11 +32,6 @@ const supported: SupportedSdk = { adapter: 'mcp-gate/server', sdk: '@modelcontex
 export function readInternals(server: McpServer): McpServerInternals {
   checkServerInternals(server, supported, ['toolInputSchemaJson', 'resolveScopeChallenge']);
   return server as unknown as McpServerInternals;
-}
-
-/** The protocol's method → handler map. Wrapping its entries is how every handler gets gated. */
-export function readHandlerMap(server: McpServer): Map<string, StoredHandler> {
-  return handlerMapOf<StoredHandler>(server);
 }
 
 /** Every registration as a PrimitiveSource, in registry order, through the reader all bindings share (2.4 keeps prompts' `_meta`). */

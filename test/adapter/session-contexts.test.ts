@@ -42,4 +42,29 @@ describe('SessionContexts', () => {
     expect([...contexts.open()].map(([session]) => session.id)).toEqual([4, 5, 6, 7, 8, 9]);
     expect(contexts.size).toBe(6);
   });
+
+  it('tracks a session again after it was forgotten, even with the context it had', () => {
+    const { contexts, openOne } = tracker();
+    const session = openOne();
+    contexts.observe(session, context);
+    session.open = false;
+    expect([...contexts.open()]).toEqual([]);
+    // Reconnected (an McpServer may connect again after closing) and asking with the same reused context.
+    session.open = true;
+    contexts.observe(session, context);
+    expect([...contexts.open()]).toEqual([[session, context]]);
+  });
+
+  it("records a session's newer context, and another session's context, after a repeated one", () => {
+    const { contexts, openOne } = tracker();
+    const [first, second] = [openOne(), openOne()];
+    const newer = createRequestContext({ request: { method: 'tools/call' } });
+    contexts.observe(first, newer);
+    contexts.observe(first, newer);
+    contexts.observe(second, newer);
+    expect([...contexts.open()]).toEqual([
+      [first, newer],
+      [second, newer],
+    ]);
+  });
 });

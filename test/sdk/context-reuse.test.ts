@@ -170,6 +170,24 @@ describe('createContextBuilder', () => {
     expect(contextFor('tools/call', httpExtra({ 'x-region': 'eu', 'x-tier': 'free' }), wider).request.headers).toEqual({ 'x-region': 'eu', 'x-tier': 'free' });
   });
 
+  it('tells a header named like an Object.prototype member apart from its absence', () => {
+    const contextFor = createContextBuilder(server);
+    const plan: ContextPlan = Object.freeze({ ...planForRegion, headers: Object.freeze(['constructor', 'x-region']) });
+    const absent = contextFor('tools/call', httpExtra({ 'x-region': 'eu' }), plan);
+    expect(absent.request.headers).toEqual({ 'x-region': 'eu' });
+    expect(contextFor('tools/call', httpExtra({ 'x-region': 'eu' }), plan)).toBe(absent);
+    const present = contextFor('tools/call', httpExtra({ constructor: 'x', 'x-region': 'eu' } as Record<string, string>), plan);
+    expect(present.request.headers).toEqual({ constructor: 'x', 'x-region': 'eu' });
+    expect(contextFor('tools/call', httpExtra({ 'x-region': 'eu' }), plan).request.headers).toEqual({ 'x-region': 'eu' });
+  });
+
+  it('reads the endpoint of a request whose URL differs only after the path as the same', () => {
+    const contextFor = createContextBuilder(server);
+    const first = contextFor('tools/call', httpExtra({ 'x-region': 'eu' }, undefined, 'http://127.0.0.1/mcp/admin?a=1'), planForRegion);
+    expect(contextFor('tools/call', httpExtra({ 'x-region': 'eu' }, undefined, 'http://127.0.0.1/mcp/admin?a=2'), planForRegion)).toBe(first);
+    expect(contextFor('tools/call', httpExtra({ 'x-region': 'eu' }, undefined, 'http://127.0.0.1/mcp/public?a=1'), planForRegion).request.endpoint).toBe('/mcp/public');
+  });
+
   it('builds anew when scopes the plan reads changed, element by element', () => {
     const contextFor = createContextBuilder(server);
     const plan: ContextPlan = Object.freeze({ ...planForRegion, scopes: true });
