@@ -107,7 +107,7 @@ async function followChange(runtime: GateRuntime, changed: ReadonlySet<string> |
   const read = Object.keys(declared);
   if (read.length === 0 || (changed !== 'all' && !read.some((key) => changed.has(key)))) return;
   const sessions: Promise<void>[] = [];
-  for (const [session, kept] of runtime.sessions.open()) sessions.push(followSession(runtime, view, resolver, declared, session, kept));
+  for (const [session, kept] of runtime.sessions.open()) sessions.push(followSession(runtime, resolver, declared, session, kept));
   await Promise.all(sessions);
 }
 
@@ -115,7 +115,6 @@ const everyList: readonly ListKind[] = ['tools', 'prompts', 'resources'];
 
 async function followSession(
   runtime: GateRuntime,
-  view: PolicyView,
   resolver: FlagResolver,
   declared: Readonly<Record<string, FlagValue>>,
   session: GatedSession,
@@ -124,8 +123,11 @@ async function followSession(
   // The kept context is the one its requests resolved with: the same evaluation context. Never rejects.
   const resolved = await resolver.resolve(kept, declared);
   runtime.sessions.refresh(session, resolved, kept);
-  // A policy swap meanwhile decided this session's lists on its own (from the context kept then).
-  if (runtime.currentView() !== view) return;
+  // Compared under the policy in force now: a swap while the flags resolved decided its own
+  // list_changed on the flags kept then, so what is left to announce is the flags' change under
+  // the new policy. (Bailing out instead lost the notification when serve's --policy-flag watch
+  // re-applied the policy on the same ConfigurationChanged.)
+  const view = runtime.currentView();
   for (const list of changedForSession(session, view, kept, resolved)) {
     try {
       await session.notify(list);

@@ -83,11 +83,14 @@ class Flags {
   }
 }
 
-/** The InMemoryProvider, counting resolutions (a subclass: the real provider answers). */
+/** The InMemoryProvider, counting resolutions (a subclass: the real provider answers), optionally held before answering. */
 class CountingProvider extends InMemoryProvider {
   resolutions = 0;
-  override resolveBooleanEvaluation(flagKey: string, defaultValue: boolean, context: EvaluationContext): Promise<ResolutionDetails<boolean>> {
+  /** While set, boolean resolutions wait for it. */
+  hold: Promise<void> | undefined;
+  override async resolveBooleanEvaluation(flagKey: string, defaultValue: boolean, context: EvaluationContext): Promise<ResolutionDetails<boolean>> {
     this.resolutions++;
+    await this.hold;
     return super.resolveBooleanEvaluation(flagKey, defaultValue, context);
   }
   override resolveStringEvaluation(flagKey: string, defaultValue: string, context: EvaluationContext): Promise<ResolutionDetails<string>> {
@@ -336,6 +339,33 @@ describe('following flag changes', () => {
     expect(errors.map((error) => error.message)).toEqual(['the downstream went away']);
     wireGate.close();
     await upstreamClient.close();
+  });
+
+  it('still notifies when the policy is swapped while the flags resolve (serve re-applies its policy flag on the same event)', async () => {
+    const flags = new Flags();
+    const client = await flagClient(flags);
+    const errors: Error[] = [];
+    const policyGate = createSdkGate({ policy, flags: { client }, onError: (error) => void errors.push(error) });
+    const server = new SdkMcpServer({ name: 'flag-changes', version: '1.0.0' });
+    for (const name of toolNames) server.registerTool(name, {}, async () => ({ content: [{ type: 'text', text: name }] }));
+    policyGate.install(server);
+    const insider = await connectSession(server, 'insider');
+    expect(await insider.tools()).toEqual(['search']);
+    let release = () => {};
+    flags.provider.hold = new Promise((resolve) => (release = resolve));
+    const asked = flags.provider.resolutions;
+    flags.flipNewSearch(true);
+    await until(() => flags.provider.resolutions > asked, 'the re-resolution to begin');
+    // The same policy again, as watchPolicyFlag applies it: the swap decides on the flags kept before the flip.
+    await policyGate.setPolicy(policy);
+    expect(insider.notified).toEqual([]);
+    release();
+    await until(() => insider.notified.length > 0, 'the insider to be notified');
+    expect(insider.notified).toEqual(['tools']);
+    expect(await insider.tools()).toEqual(['search', 'new-search']);
+    expect(errors).toEqual([]);
+    policyGate.close?.();
+    await insider.close();
   });
 
   it('a gate dropped without close is collected, and its handler leaves the flag client', async () => {
