@@ -10,6 +10,7 @@ import { withFlagValues } from '../../src/core/flag-values.js';
 import { compilePolicy } from '../../src/core/policy/compile-policy.js';
 import { createGate } from '../../src/sdk/index.js';
 import { createDecisionLogger, type DecisionRecord } from '../../src/serve/decision-log.js';
+import { flagClientOf, twoFlagPolicy } from '../bindings/flag-fixtures.js';
 
 // The decision log records the flag values a decision used, and which held their declared
 // defaults and why; only the flags the policy reads.
@@ -18,15 +19,7 @@ afterAll(async () => {
   await OpenFeature.clearProviders();
 });
 
-const policy = compilePolicy({
-  version: 1,
-  default: 'allow',
-  flags: { 'new-search': { default: false }, 'beta-tier': { default: 'off' } },
-  rules: [
-    { id: 'new-search-off', effect: 'deny', appliesTo: { names: ['new-search'] }, when: { '!': { var: 'flags.new-search' } } },
-    { id: 'beta-off', effect: 'deny', appliesTo: { names: ['beta-*'] }, when: { '==': [{ var: 'flags.beta-tier' }, 'off'] } },
-  ],
-});
+const policy = twoFlagPolicy;
 
 describe('decisionFlagsOf', () => {
   it('reports only the flags the policy reads, with the fallbacks among them', () => {
@@ -56,13 +49,7 @@ describe('decisionFlagsOf', () => {
   });
 });
 
-let domains = 0;
-
-async function flagClient(configuration: ConstructorParameters<typeof InMemoryProvider>[0]): Promise<Client> {
-  const domain = `decision-flags-${++domains}`;
-  await OpenFeature.setProviderAndWait(domain, new InMemoryProvider(configuration));
-  return OpenFeature.getClient(domain);
-}
+const flagClient = (configuration: ConstructorParameters<typeof InMemoryProvider>[0]) => flagClientOf(new InMemoryProvider(configuration));
 
 /** A gated McpServer 1.32 with a real client, whose decisions go to `onDecision`. */
 async function serve(client: Client, onDecision: (event: DecisionEvent) => void) {

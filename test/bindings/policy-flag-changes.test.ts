@@ -4,16 +4,16 @@ import { Client as McpClient } from '@modelcontextprotocol/sdk/client/index.js';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import { McpServer as SdkMcpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { McpServer as ServerMcpServer } from '@modelcontextprotocol/server';
-import { InMemoryProvider, OpenFeature, ProviderEvents, type Client, type EvaluationContext, type ResolutionDetails } from '@openfeature/server-sdk';
+import { InMemoryProvider, OpenFeature, ProviderEvents, type Client, type EvaluationContext } from '@openfeature/server-sdk';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { GateFlagOptions } from '../../src/adapter/flag-resolution.js';
 import type { ListKind } from '../../src/adapter/list-changes.js';
-import { compilePolicy } from '../../src/core/policy/compile-policy.js';
 import { createGate as createSdkGate } from '../../src/sdk/index.js';
 import { createGate as createServerGate } from '../../src/server/index.js';
 import { createWireGate } from '../../src/wire/index.js';
 import { createRecordingUpstream } from '../wire/recording-upstream.mjs';
 import { flush } from '../sdk/helpers.js';
+import { CountingProvider, flagClientOf, twoFlagPolicy } from './flag-fixtures.js';
 
 // A flag that changes in the provider sends list_changed to exactly the open sessions whose
 // visible lists it changed, on every binding, with the real @openfeature/server-sdk: the
@@ -23,15 +23,7 @@ afterAll(async () => {
   await OpenFeature.clearProviders();
 });
 
-const policy = compilePolicy({
-  version: 1,
-  default: 'allow',
-  flags: { 'new-search': { default: false }, 'beta-tier': { default: 'off' } },
-  rules: [
-    { id: 'new-search-off', effect: 'deny', appliesTo: { names: ['new-search'] }, when: { '!': { var: 'flags.new-search' } } },
-    { id: 'beta-off', effect: 'deny', appliesTo: { names: ['beta-*'] }, when: { '==': [{ var: 'flags.beta-tier' }, 'off'] } },
-  ],
-});
+const policy = twoFlagPolicy;
 
 type FlagConfiguration = NonNullable<ConstructorParameters<typeof InMemoryProvider>[0]>;
 type FlagSpec = FlagConfiguration[string];
@@ -83,29 +75,7 @@ class Flags {
   }
 }
 
-/** The InMemoryProvider, counting resolutions (a subclass: the real provider answers), optionally held before answering. */
-class CountingProvider extends InMemoryProvider {
-  resolutions = 0;
-  /** While set, boolean resolutions wait for it. */
-  hold: Promise<void> | undefined;
-  override async resolveBooleanEvaluation(flagKey: string, defaultValue: boolean, context: EvaluationContext): Promise<ResolutionDetails<boolean>> {
-    this.resolutions++;
-    await this.hold;
-    return super.resolveBooleanEvaluation(flagKey, defaultValue, context);
-  }
-  override resolveStringEvaluation(flagKey: string, defaultValue: string, context: EvaluationContext): Promise<ResolutionDetails<string>> {
-    this.resolutions++;
-    return super.resolveStringEvaluation(flagKey, defaultValue, context);
-  }
-}
-
-let domains = 0;
-
-async function flagClient(flags: Flags): Promise<Client> {
-  const domain = `policy-flag-changes-${++domains}`;
-  await OpenFeature.setProviderAndWait(domain, flags.provider);
-  return OpenFeature.getClient(domain);
-}
+const flagClient = (flags: Flags) => flagClientOf(flags.provider);
 
 const handlersOf = (client: Client) => client.getHandlers(ProviderEvents.ConfigurationChanged).length;
 
@@ -153,41 +123,43 @@ async function connectSession(server: SdkMcpServer | ServerMcpServer, clientName
   };
 }
 
+/** A gate of mcp-gate/sdk or mcp-gate/server, installed on one McpServer per session. */
+function installedSetup(
+  createGate: (options: { policy: typeof policy; flags: GateFlagOptions; onError: (error: Error) => void }) => { install(server: never): void; close?(): void },
+  createServer: () => SdkMcpServer | ServerMcpServer,
+): (flags: GateFlagOptions) => GatedSetup {
+  return (flags) => {
+    const errors: Error[] = [];
+    const policyGate = createGate({ policy, flags, onError: (error) => void errors.push(error) });
+    return {
+      errors,
+      close: () => policyGate.close?.(),
+      async open(clientName) {
+        const server = createServer();
+        for (const name of toolNames) (server as SdkMcpServer).registerTool(name, {}, async () => ({ content: [{ type: 'text', text: name }] }));
+        policyGate.install(server as never);
+        return connectSession(server, clientName);
+      },
+    };
+  };
+}
+
+const serverInfo = { name: 'flag-changes', version: '1.0.0' };
+
+/** A real SDK Client connected to an upstream that registers the test's tools too (the wire binding's upstream). */
+async function connectUpstream(): Promise<McpClient> {
+  const upstream = createRecordingUpstream();
+  for (const name of toolNames) upstream.registerTool(name, {}, async () => ({ content: [{ type: 'text', text: name }] }));
+  const [clientTransport, serverTransport] = InMemoryTransport.createLinkedPair();
+  await upstream.connect(serverTransport);
+  const upstreamClient = new McpClient({ name: 'wire-flags', version: '1.0.0' });
+  await upstreamClient.connect(clientTransport);
+  return upstreamClient;
+}
+
 const setups: readonly { name: string; setup(flags: GateFlagOptions): GatedSetup }[] = [
-  {
-    name: 'mcp-gate/sdk',
-    setup(flags) {
-      const errors: Error[] = [];
-      const policyGate = createSdkGate({ policy, flags, onError: (error) => void errors.push(error) });
-      return {
-        errors,
-        close: () => policyGate.close?.(),
-        async open(clientName) {
-          const server = new SdkMcpServer({ name: 'flag-changes', version: '1.0.0' });
-          for (const name of toolNames) server.registerTool(name, {}, async () => ({ content: [{ type: 'text', text: name }] }));
-          policyGate.install(server);
-          return connectSession(server, clientName);
-        },
-      };
-    },
-  },
-  {
-    name: 'mcp-gate/server',
-    setup(flags) {
-      const errors: Error[] = [];
-      const policyGate = createServerGate({ policy, flags, onError: (error) => void errors.push(error) });
-      return {
-        errors,
-        close: () => policyGate.close?.(),
-        async open(clientName) {
-          const server = new ServerMcpServer({ name: 'flag-changes', version: '1.0.0' });
-          for (const name of toolNames) server.registerTool(name, {}, async () => ({ content: [{ type: 'text' as const, text: name }] }));
-          policyGate.install(server);
-          return connectSession(server, clientName);
-        },
-      };
-    },
-  },
+  { name: 'mcp-gate/sdk', setup: installedSetup(createSdkGate, () => new SdkMcpServer(serverInfo)) },
+  { name: 'mcp-gate/server', setup: installedSetup(createServerGate, () => new ServerMcpServer(serverInfo)) },
   {
     name: 'mcp-gate/wire',
     setup(flags) {
@@ -198,12 +170,7 @@ const setups: readonly { name: string; setup(flags: GateFlagOptions): GatedSetup
         close: () => wireGate.close(),
         async open(clientName) {
           // The upstream lists the same tools; the gate's connection answers the downstream session.
-          const upstream = createRecordingUpstream();
-          for (const name of toolNames) upstream.registerTool(name, {}, async () => ({ content: [{ type: 'text', text: name }] }));
-          const [clientTransport, serverTransport] = InMemoryTransport.createLinkedPair();
-          await upstream.connect(serverTransport);
-          const upstreamClient = new McpClient({ name: 'wire-flags', version: '1.0.0' });
-          await upstreamClient.connect(clientTransport);
+          const upstreamClient = await connectUpstream();
           const notified: ListKind[] = [];
           let open = true;
           const connection = await wireGate.attach(upstreamClient, { notify: async (list) => void notified.push(list), isOpen: () => open });
@@ -321,12 +288,7 @@ describe('following flag changes', () => {
     const client = await flagClient(flags);
     const errors: Error[] = [];
     const wireGate = createWireGate({ policy, flags: { client }, onError: (error) => void errors.push(error) });
-    const upstream = createRecordingUpstream();
-    for (const name of toolNames) upstream.registerTool(name, {}, async () => ({ content: [{ type: 'text', text: name }] }));
-    const [clientTransport, serverTransport] = InMemoryTransport.createLinkedPair();
-    await upstream.connect(serverTransport);
-    const upstreamClient = new McpClient({ name: 'wire-flags', version: '1.0.0' });
-    await upstreamClient.connect(clientTransport);
+    const upstreamClient = await connectUpstream();
     const connection = await wireGate.attach(upstreamClient, {
       notify: async () => {
         throw new Error('the downstream went away');
