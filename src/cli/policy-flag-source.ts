@@ -1,22 +1,20 @@
 // `serve --policy-flag KEY` and `proxy --policy-flag KEY`: the policy document held by an
 // OpenFeature object flag, served by flagd's in-process provider from a flag file (offline: the
-// file flagd's file sync reads) or from flagd's sync service. The OpenFeature packages are
-// optional peers, imported here only when --policy-flag is given (only `import type` above the
-// loaders, so `serve --help` and `--policy FILE` load none of them).
-import { unwatchFile, watchFile } from 'node:fs';
-import type { Client, Logger } from '@openfeature/server-sdk';
+// file flagd's file sync reads) or from flagd's sync service; and `--policy FILE` with a flagd
+// source, whose provider resolves the flags the policy reads. The OpenFeature packages are
+// optional peers, imported by flagd-provider.ts only when a flagd source is given (only `import
+// type` here), so `serve --help` and a plain `--policy FILE` load none of them.
+import type { Client } from '@openfeature/server-sdk';
 import type { PolicyDocument } from '../core/policy/schema.js';
 import type { Policy } from '../core/policy/types.js';
 import type { PolicyFlagError } from '../openfeature/policy-flag-error.js';
 import type { PolicyTarget } from '../openfeature/watch-policy-flag.js';
 import { writeLines } from './command.js';
-import { displayPath, formatIssues, InputError, readJson, readText, resolvePath, type CliIo } from './io.js';
-import { importPeers } from './peers.js';
+import { describeFollowing, startFlagd } from './flagd-provider.js';
+import { formatIssues, InputError, UsageError, type CliIo } from './io.js';
 import { loadPolicy } from './policy-file.js';
-import type { FlagdSource, PolicySource } from './policy-source-options.js';
-
-/** How long startup waits for the provider to connect and load its first flags. */
-const startupTimeoutMs = 15_000;
+import { unresolvedFlagsMessage } from './policy-flags-option.js';
+import { flagdSourceOption, type FlagdSource, type PolicySource } from './policy-source-options.js';
 
 /** What a policy flag is applied to: serve's SDK gate or the proxy's wire gate. */
 export interface PolicyHolder {
@@ -43,36 +41,83 @@ export interface FollowOptions {
   readonly writeEvent?: ((line: string) => void) | undefined;
 }
 
-/** The policy read at startup from its flag, the provider that serves it, and how to follow it. */
-export interface PolicyFlagSource {
-  readonly policy: Policy;
-  /** `flag mcp-policy`, as messages name it. */
-  readonly name: string;
+/** flagd's in-process provider, running on one source: its OpenFeature client resolves the flags a policy reads (`flags.<key>`). */
+export interface FlagdConnection {
   /** `flagd file flags.json`, `flagd sync 127.0.0.1:8015`. */
   readonly description: string;
-  /** The OpenFeature client on the provider: it also resolves the flags a policy reads (`flags.<key>`). */
   readonly client: Client;
-  /** Applies every later valid revision of the flag to `gate`; reports the others. Once. */
-  follow(gate: PolicyHolder, options: FollowOptions): void;
   /** Stops following and closes the provider (its file watcher or gRPC stream). */
   close(): Promise<void>;
 }
 
-/** What the policy option loaded: a file's policy, or a flag's with the source to follow and close. */
+/** The policy read at startup from its flag, the provider that serves it, and how to follow it. */
+export interface PolicyFlagSource extends FlagdConnection {
+  readonly policy: Policy;
+  /** `flag mcp-policy`, as messages name it. */
+  readonly name: string;
+  /** Applies every later valid revision of the flag to `gate`; reports the others. Once. */
+  follow(gate: PolicyHolder, options: FollowOptions): void;
+}
+
+/** The provider started for the flags of a policy file (--policy FILE with a flagd source). */
+export interface PolicyFlagsSource extends FlagdConnection {
+  /** From now on, says on stderr what the provider reports (a flag file it cannot parse, a lost connection), and where the flags come from. Once. */
+  follow(options: Pick<FollowOptions, 'note'>): void;
+}
+
+/** What the policy option loaded: the policy, and the flagd provider that runs for it, if any (at most one of `flag` and `flagsSource`). */
 export interface LoadedPolicyOption {
   readonly policy: Policy;
   readonly name: string;
+  /** --policy-flag: the flag to follow, whose provider also resolves the flags the policy reads. */
   readonly flag: PolicyFlagSource | undefined;
+  /** --policy FILE with a flagd source: the provider that resolves the flags the file reads. */
+  readonly flagsSource: PolicyFlagsSource | undefined;
 }
 
-/** Loads the policy from --policy FILE or --policy-flag KEY; failures are InputErrors naming the file or the flag. */
+/** The provider that resolves the flags of the loaded policy, if one runs. */
+export function flagdOf(loaded: Pick<LoadedPolicyOption, 'flag' | 'flagsSource'>): FlagdConnection | undefined {
+  return loaded.flag ?? loaded.flagsSource;
+}
+
+/**
+ * Loads the policy from --policy FILE or --policy-flag KEY; failures are InputErrors naming the file
+ * or the flag. A policy file's flags need a flagd source, and a flagd source needs a policy that
+ * reads flags: checked before the provider starts.
+ */
 export async function loadPolicyOption(io: CliIo, source: PolicySource, command: string): Promise<LoadedPolicyOption> {
-  if (source.kind === 'file') {
-    const { policy, name } = await loadPolicy(io, source.path);
-    return { policy, name, flag: undefined };
+  if (source.kind === 'flag') {
+    const flag = await startPolicyFlag(io, source.flagKey, source.flagd, command);
+    return { policy: flag.policy, name: flag.name, flag, flagsSource: undefined };
   }
-  const flag = await startPolicyFlag(io, source.flagKey, source.flagd, command);
-  return { policy: flag.policy, name: flag.name, flag };
+  const { policy, name } = await loadPolicy(io, source.path);
+  const keys = Object.keys(policy.flags ?? {});
+  if (source.flagd === undefined) {
+    if (keys.length > 0) throw new InputError(unresolvedFlagsMessage(name, keys));
+    return { policy, name, flag: undefined, flagsSource: undefined };
+  }
+  const flagdSource = source.flagd;
+  const option = flagdSourceOption(flagdSource);
+  if (keys.length === 0) {
+    throw new UsageError(
+      `${command}: ${option} resolves the flags a policy reads ({"var": "flags.<key>"}), and ${name} reads none; to read the policy itself from a flag, pass --policy-flag KEY instead of --policy`,
+    );
+  }
+  const flagd = await startFlagd(io, flagdSource, command, `${command} ${option}`);
+  return {
+    policy,
+    name,
+    flag: undefined,
+    flagsSource: {
+      description: flagd.description,
+      client: flagd.client,
+      follow({ note }) {
+        flagd.relay((message) => note(`flagd: ${message}`));
+        note(`resolving the flags of ${name} through ${describeFollowing(flagd.description, flagdSource)}`);
+      },
+      close: flagd.close,
+    },
+  };
 }
 
 /**
@@ -82,14 +127,12 @@ export async function loadPolicyOption(io: CliIo, source: PolicySource, command:
 export function closeOnFailure(load: Promise<LoadedPolicyOption>): (error: unknown) => Promise<never> {
   return async (error) => {
     await load.then(
-      (loaded) => loaded.flag?.close(),
+      (loaded) => flagdOf(loaded)?.close(),
       () => undefined,
     );
     throw error;
   };
 }
-
-let providerDomains = 0;
 
 /**
  * Starts flagd's in-process provider on `flagd`, waits for its first flags and reads the policy
@@ -98,121 +141,19 @@ let providerDomains = 0;
  */
 export async function startPolicyFlag(io: CliIo, flagKey: string, flagd: FlagdSource, command: string): Promise<PolicyFlagSource> {
   const name = `flag ${flagKey}`;
-  // `origin` starts error lines, compiler style (`flags.json: flag mcp-policy: rules[0]: …`).
-  let origin: string;
-  let description: string;
-  let absolutePath: string | undefined;
-  if (flagd.kind === 'file') {
-    absolutePath = resolvePath(io, flagd.path);
-    origin = displayPath(io, absolutePath);
-    description = `flagd file ${origin}`;
-    // The provider reads the file itself; reading it first names the file and the JSON error's line.
-    await readJson(io, absolutePath);
-  } else {
-    description = `flagd sync ${flagd.host}:${flagd.port}`;
-    origin = description;
-    // The provider falls back to the system roots when the file is missing: say so instead.
-    if (flagd.certPath !== undefined) await readText(io, resolvePath(io, flagd.certPath));
-  }
-  const [sdk, flagdProvider, openfeature] = await importPeers(`${command} --policy-flag`, [
-    ['@openfeature/server-sdk', () => import('@openfeature/server-sdk')],
-    ['@openfeature/flagd-provider', () => import('@openfeature/flagd-provider')],
-    // mcp-gate/openfeature itself imports @openfeature/server-sdk, checked above.
-    ['@openfeature/server-sdk', () => import('../openfeature/index.js')],
-  ] as const);
-
-  // The provider tells of a flag file it cannot parse, and of a lost connection, only through its
-  // logger: those lines are relayed once following starts, and the last error explains a failed start.
-  let relay: ((message: string) => void) | undefined;
-  let lastError: string | undefined;
-  let lastErrorProblems: string | undefined;
-  // flagd-core says why a configuration failed its schema only at debug level, in the same turn
-  // of the event loop as the error that follows; kept until the next turn, to name the field.
-  let schemaProblems: string | undefined;
-  const logger: Logger = {
-    error: (...parts: unknown[]) => {
-      lastError = parts.map(String).join(' ');
-      lastErrorProblems = schemaProblems;
-      relay?.(schemaProblems === undefined ? lastError : `${lastError} (${schemaProblems})`);
-    },
-    warn: (...parts: unknown[]) => relay?.(`warning: ${parts.map(String).join(' ')}`),
-    info: () => undefined,
-    debug: (...parts: unknown[]) => {
-      const problems = readSchemaProblems(parts.map(String).join(' '));
-      if (problems === undefined) return;
-      schemaProblems = problems;
-      setImmediate(() => (schemaProblems = undefined));
-    },
-  };
-
-  // flagd's file sync follows the file with fs.watchFile at Node's default 5007 ms, which it does
-  // not let us set. Node keeps one stat watcher per path, polling at the interval of the first
-  // watchFile call on it: watching the path first (without keeping the process alive) sets the
-  // interval the provider's own listener runs at. test/cli/policy-flag.test.ts checks that the
-  // provider's listener joins this watcher.
-  const ignoreChange = () => undefined;
-  if (flagd.kind === 'file') watchFile(absolutePath!, { interval: flagd.pollIntervalMs, persistent: false }, ignoreChange);
-  const provider = new flagdProvider.FlagdProvider(
-    flagd.kind === 'file'
-      ? { resolverType: 'in-process', offlineFlagSourcePath: absolutePath!, socketPath: undefined }
-      : {
-          resolverType: 'in-process',
-          host: flagd.host,
-          port: flagd.port,
-          tls: flagd.tls,
-          certPath: flagd.certPath === undefined ? undefined : resolvePath(io, flagd.certPath),
-          selector: flagd.selector ?? '',
-          // Set explicitly: the provider's FLAGD_OFFLINE_FLAG_SOURCE_PATH / FLAGD_SOCKET_PATH would
-          // otherwise replace the source these options name.
-          offlineFlagSourcePath: undefined,
-          socketPath: undefined,
-        },
-    logger,
-  );
-  let closed = false;
-  const closeProvider = async () => {
-    if (closed) return;
-    closed = true;
-    relay = undefined;
-    stopReconnecting(provider);
-    await provider.onClose();
-    if (absolutePath !== undefined) unwatchFile(absolutePath, ignoreChange);
-  };
-
-  // A domain of our own: a --server module's OpenFeature providers (default or named) stay its own.
-  const domain = `mcp-gate/policy-flag/${++providerDomains}`;
-  let client: Client;
+  const started = await startFlagd(io, flagd, command, `${command} --policy-flag`);
+  const { client, description, origin, openfeature } = started;
   let policy: Policy;
   try {
-    try {
-      // Not serve/lifetime.ts's withTimeout: that module imports the MCP SDK, which `serve --help` must not load.
-      let timer: NodeJS.Timeout | undefined;
-      const timeout = new Promise<never>((_resolve, reject) => {
-        timer = setTimeout(() => reject(new Error(`no flags within ${startupTimeoutMs / 1000} s`)), startupTimeoutMs);
-      });
-      await Promise.race([sdk.OpenFeature.setProviderAndWait(domain, provider), timeout]).finally(() => clearTimeout(timer));
-    } catch (error) {
-      const message = (error instanceof Error && error.message !== '' ? error.message : undefined) ?? lastError ?? 'the provider did not start';
-      const reason = lastErrorProblems === undefined ? message : `${message} (${lastErrorProblems})`;
-      throw new InputError(
-        flagd.kind === 'file'
-          ? `${origin}: flagd cannot load this flag file: ${reason}`
-          : `${command}: cannot sync flags from flagd at ${flagd.host}:${flagd.port}${flagd.selector === undefined ? '' : ` (selector "${flagd.selector}")`}: ${reason}`,
-      );
-    }
-    client = sdk.OpenFeature.getClient(domain);
-    try {
-      policy = await openfeature.readPolicyFlag(client, flagKey, { compile: { source: name } });
-    } catch (error) {
-      if (!(error instanceof openfeature.PolicyFlagError)) throw error;
-      throw new InputError(formatIssues(`${origin}: ${name}`, error.issues));
-    }
+    policy = await openfeature.readPolicyFlag(client, flagKey, { compile: { source: name } });
   } catch (error) {
-    await closeProvider();
-    throw error;
+    await started.close();
+    if (!(error instanceof openfeature.PolicyFlagError)) throw error;
+    throw new InputError(formatIssues(`${origin}: ${name}`, error.issues));
   }
 
   let watch: { close(): Promise<void> } | undefined;
+  let closed = false;
   return {
     policy,
     name,
@@ -239,7 +180,7 @@ export async function startPolicyFlag(io: CliIo, flagKey: string, flagd: FlagdSo
         };
         writeEvent?.(`${JSON.stringify(event)}\n`);
       };
-      relay = (message) => report('flagd', `flagd: ${message}`, []);
+      started.relay((message) => report('flagd', `flagd: ${message}`, []));
       // Every valid read is handed over, also when another flag of the source changed: the same
       // revision changes nothing and says nothing.
       const target: PolicyTarget = {
@@ -263,39 +204,9 @@ export async function startPolicyFlag(io: CliIo, flagKey: string, flagd: FlagdSo
       note(`following ${name} from ${describeFollowing(description, flagd)}`);
     },
     async close() {
+      closed = true;
       await watch?.close();
-      await closeProvider();
+      await started.close();
     },
   };
-}
-
-function describeFollowing(description: string, flagd: FlagdSource): string {
-  if (flagd.kind === 'file') return `${description} (checked every ${flagd.pollIntervalMs} ms)`;
-  const details = [flagd.selector === undefined ? undefined : `selector "${flagd.selector}"`, flagd.tls ? 'TLS' : undefined].filter((detail) => detail !== undefined);
-  return details.length === 0 ? description : `${description} (${details.join(', ')})`;
-}
-
-const schemaProblemsPrefix = 'invalid flagd flag configuration: ';
-
-/** `/flags/x: must have required property 'state'; …` from flagd-core's debug line (ajv's errors as JSON), at most three. */
-function readSchemaProblems(message: string): string | undefined {
-  if (!message.startsWith(schemaProblemsPrefix)) return undefined;
-  try {
-    const errors = JSON.parse(message.slice(schemaProblemsPrefix.length)) as { instancePath?: unknown; message?: unknown }[];
-    const lines = [...new Set(errors.map((error) => `${String(error.instancePath) || '/'}: ${String(error.message)}`))];
-    return lines.length === 0 ? undefined : lines.slice(0, 3).join('; ') + (lines.length > 3 ? '; …' : '');
-  } catch {
-    return undefined;
-  }
-}
-
-/**
- * flagd-provider 0.16's gRPC sync schedules a reconnect before it rejects a failed first
- * connection, and onClose() does not cancel it: the reconnects go on for ever, and a `serve` that
- * could not reach flagd never exits. Its fetcher's `listen` (private) is what each reconnect runs;
- * after close it does nothing. Absent (a file source, another version), nothing changes.
- */
-function stopReconnecting(provider: object): void {
-  const fetcher = (provider as { _service?: { _dataFetcher?: { listen?: unknown } } })._service?._dataFetcher;
-  if (fetcher !== undefined && typeof fetcher.listen === 'function') fetcher.listen = () => undefined;
 }

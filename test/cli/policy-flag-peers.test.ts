@@ -71,11 +71,13 @@ describe('importPeers', () => {
   });
 });
 
-describe('src/cli/policy-flag-source.ts', () => {
-  it('imports the OpenFeature packages only when --policy-flag runs (serve and proxy load it for every start)', () => {
-    const text = readFileSync(new URL('../../src/cli/policy-flag-source.ts', import.meta.url), 'utf8');
-    const staticImports = [...text.matchAll(/^import\s+(?!type\b)[^;]*?from\s+'([^']+)'/gm)].map((match) => match[1]);
-    expect(staticImports.filter((specifier) => specifier!.startsWith('@openfeature/') || specifier!.startsWith('@grpc/'))).toEqual([]);
-    expect(text).toContain("import('@openfeature/flagd-provider')");
+describe('src/cli/policy-flag-source.ts and flagd-provider.ts', () => {
+  it('import the OpenFeature packages only when a flagd source is given (serve and proxy load them for every start)', () => {
+    const texts = ['policy-flag-source.ts', 'flagd-provider.ts'].map((file) => readFileSync(new URL(`../../src/cli/${file}`, import.meta.url), 'utf8'));
+    for (const text of texts) {
+      const staticImports = [...text.matchAll(/^import\s+(?!type\b)[^;]*?from\s+'([^']+)'/gm)].map((match) => match[1]);
+      expect(staticImports.filter((specifier) => specifier!.startsWith('@openfeature/') || specifier!.startsWith('@grpc/'))).toEqual([]);
+    }
+    expect(texts[1]).toContain("import('@openfeature/flagd-provider')");
   });
 });

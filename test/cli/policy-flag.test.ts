@@ -77,7 +77,12 @@ describe('--policy-flag options', () => {
       ['--policy-flag', 'mcp-policy', '--flagd-file', 'f.json', '--flagd-host', 'flagd'],
       "--policy-flag needs one flag source: --flagd-file PATH (offline) or --flagd-host HOST (flagd's sync service)",
     ],
-    [['--policy', 'p.json', '--flagd-file', 'f.json'], '--flagd-file is for --policy-flag KEY'],
+    [['--policy', 'p.json', '--flagd-port', '8015'], '--flagd-port is for --flagd-host HOST'],
+    [['--policy', 'p.json', '--flagd-poll-interval', '100'], '--flagd-poll-interval is for --flagd-file PATH'],
+    [
+      ['--policy', 'p.json', '--flagd-file', 'f.json', '--flagd-host', 'flagd'],
+      "a policy file needs one flag source: --flagd-file PATH (offline) or --flagd-host HOST (flagd's sync service)",
+    ],
     [['--policy-flag', 'mcp-policy', '--flagd-file', 'f.json', '--flagd-port', '8015'], '--flagd-port is for --flagd-host; --flagd-file reads a file'],
     [['--policy-flag', 'mcp-policy', '--flagd-host', 'flagd', '--flagd-poll-interval', '100'], '--flagd-poll-interval is for --flagd-file; the sync service pushes changes'],
     [['--policy-flag', 'mcp-policy', '--flagd-host', 'flagd', '--flagd-cert', 'ca.pem'], '--flagd-cert is the CA for --flagd-tls; pass --flagd-tls too'],

@@ -1,22 +1,20 @@
 import type { UpstreamSpec } from '../../proxy/upstream-command.js';
 import { eraMismatchMessage } from '../../proxy/upstream-era.js';
 import { upstreamSessionHeaders } from '../../proxy/upstream-headers.js';
-import type { ServeTelemetry } from '../otel-runtime.js';
-import { createDecisionLogger } from '../../serve/decision-log.js';
-import { deferToIdle } from '../../serve/deferred-queue.js';
 import { defaultMaxSessions, defaultSessionIdleTimeoutMs } from '../../serve/session-limits.js';
 import type { ParsedArgs } from '../args.js';
-import { bearerOptionSpecs, loadBearerVerifier, readBearerSettings, type BearerSettings } from '../bearer-options.js';
+import { bearerOptionSpecs, readBearerSettings, type BearerSettings } from '../bearer-options.js';
 import type { Command } from '../command.js';
 import { writeLines } from '../command.js';
-import { displayPath, exitCodes, InputError, loadAll, resolvePath, UsageError, type CliIo } from '../io.js';
+import { displayPath, InputError, loadAll, resolvePath, UsageError, type CliIo } from '../io.js';
 import { importPeer } from '../peers.js';
 import { readUpstreamHeaderSettings, upstreamHeaderOptionSpecs, type UpstreamHeaderSettings } from '../upstream-header-options.js';
-import { closeOnFailure, loadPolicyOption } from '../policy-flag-source.js';
+import { closeOnFailure, flagdOf, loadPolicyOption } from '../policy-flag-source.js';
 import { flagsOptionFor } from '../policy-flags-option.js';
-import { policyFlagOptionSpecs, policyFlagUsage, readPolicySource, type PolicySource } from '../policy-source-options.js';
+import { flagdSourceUsage, policyFlagOptionSpecs, policyFlagUsage, readPolicySource, type PolicySource } from '../policy-source-options.js';
 import { describeUpstream, loadOverlay, readUpstreamSpec, upstreamOptionSpecs } from '../upstream-source.js';
-import { noteCredentialHeaders, openDecisionLog, watchPolicy } from './serve.js';
+import { readDecisionLogOptions, readPort, readWholeNumber } from '../serving-options.js';
+import { runServing } from './serving-lifecycle.js';
 
 // The v1 SDK (an optional peer) is loaded in execute, through src/proxy/proxy-runtime.ts, as
 // serve does: `proxy --help` and the command list need only this module.
@@ -31,6 +29,7 @@ export const proxyCommand: Command = {
   summary: 'gate any MCP server (a command over stdio, or a URL) behind a policy, over Streamable HTTP on 127.0.0.1 or stdio',
   usage:
     'mcp-gate proxy --policy FILE [--overlay FILE] (--upstream-cmd "CMD ARGS" | --upstream-url URL) [--upstream-transport streamable-http|sse] [--port N] [--host 127.0.0.1] [--stdio] [--watch] [--decision-log FILE|-] [--log-headers NAME,…] [--max-sessions N] [--session-idle-timeout SECONDS] [--page-size N] [--jwks FILE|URL --issuer ISS --audience AUD] [--upstream-header "NAME: VALUE"]… [--forward-header NAME]… [--upstream-ping SECONDS] [--otel]' +
+    flagdSourceUsage +
     policyFlagUsage(command),
   description: [
     `Puts the policy in front of an MCP server written in any language: spawned from --upstream-cmd`,
@@ -39,7 +38,8 @@ export const proxyCommand: Command = {
     `with --stdio. Each client session gets its own upstream session, initialized with the client's`,
     `name and capabilities. Primitives are annotated by their own _meta["mcp-gate"], else by the`,
     `--overlay file. Hidden primitives are answered as the upstream answers a name it does not have,`,
-    `and nothing naming one is sent upstream. Messages go to stderr. See docs/proxy.md.`,
+    `and nothing naming one is sent upstream. A policy that reads feature flags resolves them through`,
+    `flagd in-process (--flagd-file or --flagd-host; docs/openfeature.md). Messages go to stderr. See docs/proxy.md.`,
   ].join('\n'),
   options: {
     policy: { type: 'string', value: 'FILE', description: 'the policy document (or --policy-flag)' },
@@ -77,31 +77,18 @@ export const proxyCommand: Command = {
     const runtime = await importPeer('@modelcontextprotocol/sdk', command, () => import('../../proxy/proxy-runtime.js'));
     const transports = await importPeer('@modelcontextprotocol/sdk', command, () => import('../../proxy/upstream-transport.js'));
     const policyLoad = loadPolicyOption(io, settings.policySource, command);
-    const [{ policy, name: policyName, flag: policyFlag }, overlay] = await loadAll(policyLoad, loadOverlay(io, settings.overlayPath)).catch(closeOnFailure(policyLoad));
-    const note = (text: string) => writeLines(io.stderr, `${command}: ${text}`);
-    const signal = io.signal;
-    if (signal === undefined) throw new Error('proxy needs io.signal to know when to stop');
-    const decisionLog = settings.decisionLog === undefined ? undefined : await openDecisionLog(io, settings.decisionLog, note).catch(closeOnFailure(policyLoad));
-    noteCredentialHeaders({ logHeaders: settings.logHeaders, logCredentialHeaders: false }, note);
-    const logDecision =
-      decisionLog &&
-      deferToIdle(createDecisionLogger({ write: decisionLog.write, logHeaders: settings.logHeaders }), (error) =>
-        note(`decision log: ${error instanceof Error ? error.message : String(error)}`),
-      );
-    const onError = (error: unknown) => note(`error: ${error instanceof Error ? error.message : String(error)}`);
-    const bearer = settings.bearer && (await loadBearerVerifier(io, command, settings.bearer).catch(closeOnFailure(policyLoad)));
-    let telemetry: ServeTelemetry | undefined;
-    try {
-      // Loaded only with --otel, as serve does: the OTel packages are optional peers.
-      if (settings.otel) telemetry = await (await import('../otel-runtime.js')).startServeTelemetry(command, process.env, logDecision);
-      const flags = flagsOptionFor(policy, policyName, policyFlag);
+    const [loaded, overlay] = await loadAll(policyLoad, loadOverlay(io, settings.overlayPath)).catch(closeOnFailure(policyLoad));
+    const { policy, name: policyName } = loaded;
+    return runServing(io, command, settings, loaded, async ({ note, signal, bearer, onDecision }) => {
+      const onError = (error: unknown) => note(`error: ${error instanceof Error ? error.message : String(error)}`);
+      const flags = flagsOptionFor(policy, policyName, flagdOf(loaded));
       const wire = runtime.createWireGate({
         policy,
         ...(flags === undefined ? {} : { flags }),
         overlay,
         pageSize: settings.pageSize,
         onError,
-        onDecision: telemetry?.onDecision ?? logDecision,
+        onDecision,
       });
       const upstreamName = describeUpstream(settings.upstream);
       const openUpstream = (downstream?: { readonly headers: Readonly<Record<string, string | string[] | undefined>> }) =>
@@ -123,44 +110,29 @@ export const proxyCommand: Command = {
       note(
         `policy ${policyName} (revision ${policy.revision}) in front of ${summary.serverName ?? upstreamName}: ${counts.tool} tools, ${counts.prompt} prompts, ${counts.resource} resources, ${counts.resourceTemplate} resource templates`,
       );
-      let stop;
       if (settings.stdio) {
         const stdio = io.stdio;
         if (stdio === undefined) throw new Error('proxy --stdio needs io.stdio');
-        stop = await runtime.serveProxyStdio(wire, openUpstream, stdio, signal, onError, settings);
+        const serving = await runtime.serveProxyStdio(wire, openUpstream, stdio, signal, onError, settings);
         note('speaking MCP on stdin/stdout');
-      } else {
-        try {
-          const serving = await runtime.serveProxyHttp(wire, openUpstream, { ...settings, bearer }, signal, onError);
-          note(
-            `listening on ${serving.host.url.href} (a session per client, each with its own upstream session, at most ${settings.maxSessions}; paths below ${serving.host.url.pathname} are endpoints too)`,
-          );
-          if (settings.bearer)
-            note(`verifying bearer tokens of ${settings.bearer.issuer} for ${settings.bearer.audience} (--jwks); the client's Authorization never reaches the upstream`);
-          stop = serving;
-        } catch (error) {
-          if ((error as { code?: unknown }).code === 'EADDRINUSE') {
-            throw new InputError(`${command}: port ${settings.port} on 127.0.0.1 is in use; pick another with --port N (0 picks a free one)`);
-          }
-          throw error;
-        }
+        return { gate: wire, serving };
       }
-      const watcher = settings.watch ? watchPolicy(io, policyName, wire, note) : undefined;
-      policyFlag?.follow(wire, { note, writeEvent: decisionLog?.write });
-      if (decisionLog) note(`decision log: ${decisionLog.label}`);
-      if (telemetry) note(`telemetry: ${telemetry.description}`);
-      await stop.done;
-      watcher?.close();
-      await policyFlag?.close();
-      await stop.close();
-      note('stopped');
-    } finally {
-      await telemetry?.shutdown().catch((error: unknown) => note(`telemetry: ${error instanceof Error ? error.message : String(error)}`));
-      await policyFlag?.close();
-      logDecision?.flush();
-      await decisionLog?.close();
-    }
-    return exitCodes.ok;
+      let serving;
+      try {
+        serving = await runtime.serveProxyHttp(wire, openUpstream, { ...settings, bearer }, signal, onError);
+      } catch (error) {
+        if ((error as { code?: unknown }).code === 'EADDRINUSE') {
+          throw new InputError(`${command}: port ${settings.port} on 127.0.0.1 is in use; pick another with --port N (0 picks a free one)`);
+        }
+        throw error;
+      }
+      note(
+        `listening on ${serving.host.url.href} (a session per client, each with its own upstream session, at most ${settings.maxSessions}; paths below ${serving.host.url.pathname} are endpoints too)`,
+      );
+      if (settings.bearer)
+        note(`verifying bearer tokens of ${settings.bearer.issuer} for ${settings.bearer.audience} (--jwks); the client's Authorization never reaches the upstream`);
+      return { gate: wire, serving };
+    });
   },
 };
 
@@ -173,6 +145,8 @@ export interface ProxySettings extends UpstreamHeaderSettings {
   readonly watch: boolean;
   readonly decisionLog: string | undefined;
   readonly logHeaders: readonly string[];
+  /** Always false: the proxy has no --log-credential-headers. */
+  readonly logCredentialHeaders: false;
   readonly maxSessions: number;
   readonly sessionIdleTimeoutMs: number;
   readonly pageSize: number | undefined;
@@ -188,22 +162,11 @@ function readSettings(args: ParsedArgs, env: CliIo['env']): ProxySettings {
   if (named === undefined) throw new UsageError(`${command}: pass one upstream: --upstream-cmd "CMD ARGS" or --upstream-url URL`);
   const upstream = withHttpTransport(named, args.string('upstream-transport'));
   const stdio = args.flag('stdio');
-  const portText = args.string('port');
-  if (stdio && portText !== undefined) throw new UsageError(`${command}: pass either --port or --stdio, not both`);
-  if (portText !== undefined && !/^\d{1,5}$/.test(portText)) throw new UsageError(`${command}: --port must be a number from 0 to 65535, got "${portText}"`);
-  const port = portText === undefined ? defaultPort : Number(portText);
-  if (port > 65535) throw new UsageError(`${command}: --port must be a number from 0 to 65535, got "${portText}"`);
+  const port = readPort(args, command, { stdio, fallback: defaultPort });
   const host = args.string('host');
   if (host !== undefined && host !== '127.0.0.1')
     throw new UsageError(`${command}: --host ${host}: only 127.0.0.1 is supported for now (the Host check admits loopback names only; see docs/proxy.md)`);
-  const decisionLog = args.string('decision-log');
-  if (stdio && decisionLog === '-') throw new UsageError(`${command}: --decision-log - would write into the MCP stream on stdout; give a file with --stdio`);
-  const logHeaders = args
-    .strings('log-headers')
-    .flatMap((list) => list.split(','))
-    .map((name) => name.trim().toLowerCase())
-    .filter((name) => name !== '');
-  if (logHeaders.length > 0 && decisionLog === undefined) throw new UsageError(`${command}: --log-headers needs --decision-log`);
+  const { decisionLog, logHeaders } = readDecisionLogOptions(args, command, { stdio });
   for (const name of ['max-sessions', 'session-idle-timeout']) {
     if (stdio && args.string(name) !== undefined) throw new UsageError(`${command}: --${name} is for HTTP sessions; stdio is one session`);
   }
@@ -217,12 +180,14 @@ function readSettings(args: ParsedArgs, env: CliIo['env']): ProxySettings {
     watch: args.flag('watch'),
     decisionLog,
     logHeaders,
-    maxSessions: readInteger(args, 'max-sessions', 1, 1_000_000, defaultMaxSessions),
-    sessionIdleTimeoutMs: readInteger(args, 'session-idle-timeout', 0, 86_400, defaultSessionIdleTimeoutMs / 1000) * 1000,
-    pageSize: pageSizeText === undefined ? undefined : readInteger(args, 'page-size', 1, 100_000, 0),
+    logCredentialHeaders: false,
+    maxSessions: readWholeNumber(args, 'max-sessions', command, { minimum: 1, maximum: 1_000_000, fallback: defaultMaxSessions }),
+    sessionIdleTimeoutMs: readWholeNumber(args, 'session-idle-timeout', command, { minimum: 0, maximum: 86_400, fallback: defaultSessionIdleTimeoutMs / 1000 }) * 1000,
+    pageSize: pageSizeText === undefined ? undefined : readWholeNumber(args, 'page-size', command, { minimum: 1, maximum: 100_000, fallback: 0 }),
     bearer: readBearerSettings(args, command, { stdio }),
     ...readUpstreamHeaderSettings(args, command, { upstream, stdio, env }),
-    upstreamPingMs: args.string('upstream-ping') === undefined ? undefined : readInteger(args, 'upstream-ping', 1, 86_400, 0) * 1000,
+    upstreamPingMs:
+      args.string('upstream-ping') === undefined ? undefined : readWholeNumber(args, 'upstream-ping', command, { minimum: 1, maximum: 86_400, fallback: 0 }) * 1000,
     otel: args.flag('otel'),
   };
 }
@@ -244,12 +209,4 @@ function legacySseHint(upstream: UpstreamSpec, error: unknown): string | undefin
   const status = (error as { code?: unknown }).code;
   if (status !== 404 && status !== 405) return undefined;
   return `${error.message} (a server on the legacy HTTP+SSE transport takes --upstream-transport sse, with the URL of its event stream)`;
-}
-
-function readInteger(args: ParsedArgs, name: string, minimum: number, maximum: number, fallback: number): number {
-  const text = args.string(name);
-  if (text === undefined) return fallback;
-  const value = /^\d{1,7}$/.test(text) ? Number(text) : Number.NaN;
-  if (!(value >= minimum && value <= maximum)) throw new UsageError(`${command}: --${name} must be a whole number from ${minimum} to ${maximum}, got "${text}"`);
-  return value;
 }
