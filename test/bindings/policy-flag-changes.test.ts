@@ -330,6 +330,36 @@ describe('following flag changes', () => {
     await insider.close();
   });
 
+  it("judges an upstream list_changed on the session's flags, not their defaults (wire)", async () => {
+    const secretsOn = { secrets: { variants: { on: true, off: false }, defaultVariant: 'on', disabled: false } };
+    const client = await flagClientOf(new InMemoryProvider(secretsOn));
+    const errors: Error[] = [];
+    const wireGate = createWireGate({
+      policy: {
+        version: 1,
+        default: 'allow',
+        flags: { secrets: { default: false } },
+        rules: [{ id: 'secrets-off', effect: 'deny', appliesTo: { names: ['secret-*'] }, when: { '!': { var: 'flags.secrets' } } }],
+      },
+      flags: { client },
+      onError: (error) => void errors.push(error),
+    });
+    const upstreamClient = await connectUpstream();
+    const notified: ListKind[] = [];
+    const connection = await wireGate.attach(upstreamClient, { notify: async (list) => void notified.push(list), isOpen: () => true });
+    const input = { request: { sessionId: 's1' }, client: { name: 'insider' } };
+    const listed = async () => ((await connection.handle({ method: 'tools/list', id: 1 }, input)) as { tools: { name: string }[] }).tools.map((tool) => tool.name);
+    expect(await listed()).toContain('secret-drop');
+    // The upstream registers secret-late and says so: visible to this session, whose flag is on.
+    await connection.handle({ method: 'tools/call', id: 2, params: { name: 'add-secret-tool', arguments: {} } }, input);
+    await until(() => notified.length > 0, 'tools/list_changed');
+    expect(notified).toEqual(['tools']);
+    expect(await listed()).toContain('secret-late');
+    expect(errors).toEqual([]);
+    wireGate.close();
+    await upstreamClient.close();
+  });
+
   it('a gate dropped without close is collected, and its handler leaves the flag client', async () => {
     setFlagsFromString('--expose-gc');
     const gc = runInNewContext('gc') as () => void;
