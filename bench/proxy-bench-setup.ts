@@ -89,3 +89,22 @@ export async function freePort(): Promise<number> {
   await new Promise((resolve) => server.close(resolve));
   return port;
 }
+
+/** mcp-proxy (npm, the most used TypeScript proxy, ungated) in front of a stdio bench upstream, on a free port. */
+export async function startMcpProxy(children: ReturnType<typeof createChildren>): Promise<{ readonly child: Child; readonly url: URL }> {
+  const port = await freePort();
+  const child = children.start([
+    'node_modules/mcp-proxy/dist/bin/mcp-proxy.mjs',
+    '--host',
+    '127.0.0.1',
+    '--port',
+    String(port),
+    '--server',
+    'stream',
+    '--',
+    process.execPath,
+    ...upstreamArgs,
+    'stdio',
+  ]);
+  return { child, url: new URL(`http://127.0.0.1:${port}/mcp`) };
+}

@@ -18,7 +18,6 @@ import { envInt } from './process-env.js';
 import { measureProxyMemory } from './proxy-memory.js';
 import {
   createChildren,
-  freePort,
   listeningUrl,
   proxyBenchClientName,
   proxyBenchOverlay,
@@ -26,6 +25,7 @@ import {
   tsxLoader,
   until,
   upstreamArgs,
+  startMcpProxy,
   writeBenchPolicyFiles,
 } from './proxy-bench-setup.js';
 import { closeAgent, post } from './raw-mcp.js';
@@ -188,21 +188,7 @@ try {
     directUrl.href,
   ]);
   const gateUrlModeUrl = await listeningUrl(gateUrlMode, 'mcp-gate proxy --upstream-url');
-  const mcpProxyPort = await freePort();
-  startChild([
-    'node_modules/mcp-proxy/dist/bin/mcp-proxy.mjs',
-    '--host',
-    '127.0.0.1',
-    '--port',
-    String(mcpProxyPort),
-    '--server',
-    'stream',
-    '--',
-    process.execPath,
-    ...upstreamArgs,
-    'stdio',
-  ]);
-  const mcpProxyUrl = new URL(`http://127.0.0.1:${mcpProxyPort}/mcp`);
+  const { url: mcpProxyUrl } = await startMcpProxy(children);
   const targets = [
     await openTarget('direct', directUrl),
     await openTarget('mcp-gate', gateUrl),

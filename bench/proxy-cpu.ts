@@ -11,7 +11,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { envInt } from './process-env.js';
-import { createChildren, freePort, listeningUrl, proxyBenchClientName, tsxLoader, upstreamArgs, writeBenchPolicyFiles } from './proxy-bench-setup.js';
+import { createChildren, listeningUrl, proxyBenchClientName, startMcpProxy, tsxLoader, upstreamArgs, writeBenchPolicyFiles } from './proxy-bench-setup.js';
 import { closeAgent, openSession, post } from './raw-mcp.js';
 
 const calls = envInt('CALLS', 2000);
@@ -90,21 +90,7 @@ try {
   const baselineUrl = baseline === undefined ? undefined : await listeningUrl(baseline, `mcp-gate proxy in ${baselineDir}`);
   const gateHttp = start(proxyArgs(['--upstream-url', directUrl.href]));
   const gateHttpUrl = await listeningUrl(gateHttp, 'mcp-gate proxy --upstream-url');
-  const mcpProxyPort = await freePort();
-  const mcpProxy = start([
-    'node_modules/mcp-proxy/dist/bin/mcp-proxy.mjs',
-    '--host',
-    '127.0.0.1',
-    '--port',
-    String(mcpProxyPort),
-    '--server',
-    'stream',
-    '--',
-    process.execPath,
-    ...upstreamArgs,
-    'stdio',
-  ]);
-  const mcpProxyUrl = new URL(`http://127.0.0.1:${mcpProxyPort}/mcp`);
+  const { child: mcpProxy, url: mcpProxyUrl } = await startMcpProxy(children);
 
   const open = async (id: string, url: URL, processes: () => Record<string, number>): Promise<Target> => {
     const session = await openSession(url, proxyBenchClientName);

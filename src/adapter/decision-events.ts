@@ -1,6 +1,7 @@
 import type { PrimitiveKind, RequestContext } from '../core/context.js';
 import type { Decision, DecisionReason } from '../core/policy/types.js';
 import type { CatalogEntry } from './catalog.js';
+import { decisionFlagsOf, type DecisionFlags } from './decision-flags.js';
 import type { GatedRequest } from './gated-request.js';
 import type { ListCounts } from './list-items.js';
 import type { Route } from './routing.js';
@@ -31,6 +32,11 @@ export interface DecisionEvent {
   /** The decision's sentence (`denied by rule "admins-only"`), or a list's counts (`3 visible, 2 hidden`). */
   readonly message: string;
   readonly policyRevision: string;
+  /**
+   * The feature flags the policy reads, as this decision used them: each value, and which held
+   * their declared default because resolving failed (and why). Absent when the policy reads none.
+   */
+  readonly flags?: DecisionFlags | undefined;
   readonly context: RequestContext;
 }
 
@@ -123,6 +129,7 @@ export function createDecisionLog(onDecision: ((event: DecisionEvent) => void) |
         message: `${counts.visible} visible, ${counts.hidden} hidden`,
         policyRevision: gated.view.policy.revision,
         context: gated.context,
+        ...flagsField(decisionFlagsOf(gated.view.policy, gated.context)), // flags hook
       });
     },
   };
@@ -154,6 +161,7 @@ class DecidedEvent implements DecisionEvent {
   readonly #decidedAt = Date.now();
   #time: string | undefined;
   #decision: Decision | undefined;
+  #flags: DecisionFlags | undefined | null = null;
 
   constructor(gated: GatedRequest, entry: CatalogEntry, allowed: boolean) {
     const { view, context } = gated;
@@ -171,6 +179,17 @@ class DecidedEvent implements DecisionEvent {
 
   get time(): string {
     return (this.#time ??= new Date(this.#decidedAt).toISOString());
+  }
+
+  /** Whether the policy decided on reads feature flags. */
+  get readsFlags(): boolean {
+    return this.#view.policy.flags !== undefined && Object.keys(this.#view.policy.flags).length > 0;
+  }
+
+  /** The flags the decision read (flags hook), computed on first read like the explanation. */
+  get flags(): DecisionFlags | undefined {
+    if (this.#flags === null) this.#flags = decisionFlagsOf(this.#view.policy, this.context);
+    return this.#flags;
   }
 
   get reason(): DecisionReason {
@@ -197,7 +216,7 @@ class DecidedEvent implements DecisionEvent {
  */
 function withOwnFields(event: DecidedEvent): DecisionEvent {
   const { requestId, sessionId, method, primitive, uri, allowed, policyRevision, context } = event;
-  return {
+  const own: DecisionEvent = {
     get time() {
       return event.time;
     },
@@ -219,4 +238,12 @@ function withOwnFields(event: DecidedEvent): DecisionEvent {
     policyRevision,
     context,
   };
+  // Flags hook: a field only for a policy that reads flags, so other events keep their keys.
+  if (event.readsFlags) Object.defineProperty(own, 'flags', { get: () => event.flags, enumerable: true });
+  return own;
+}
+
+/** `flags` as an own field when the policy reads any (list events are plain objects). */
+function flagsField(flags: DecisionFlags | undefined): Pick<DecisionEvent, 'flags'> {
+  return flags === undefined ? {} : { flags };
 }

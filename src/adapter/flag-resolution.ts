@@ -52,6 +52,8 @@ export const defaultFlagTimeoutMs = 200;
 
 /** Resolves a request's flags; made once per gate from the `flags` option. */
 export interface FlagResolver {
+  /** The client flags are resolved with (flag-changes.ts follows its provider's changes). */
+  readonly client: FlagClient;
   /** Lower-cased header names the evaluation context carries (the request's context must keep them). */
   readonly headers: readonly string[];
   /** The context with the values of these flags (key → declared default); never rejects. */
@@ -87,6 +89,7 @@ export function createFlagResolver(options: GateFlagOptions | undefined, reportE
   }
   const headerNames = Object.freeze([...new Set(headers.map((name) => name.toLowerCase()))]);
   return {
+    client,
     headers: headerNames,
     async resolve(context, flags) {
       const { values, fallbacks } = await resolveFlagValues(client, flags, evaluationContextOf(context, headerNames), timeoutMs);

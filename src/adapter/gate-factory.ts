@@ -9,6 +9,8 @@ export interface BindingGate<Server, InstallOptions> {
   readonly policy: Policy;
   setPolicy(next: Policy | PolicyDocument): Promise<void>;
   install(server: Server, options?: InstallOptions): void;
+  /** Stops following the flag provider's changes (flag-changes.ts); the gate goes on deciding. Optional: a Gate of your own needs none. */
+  close?(): void;
 }
 
 /** What a binding adds to the shared gate: how it reads its options, and how it puts itself on one server. */
@@ -35,6 +37,7 @@ export function createGateFactory<Server extends object, Options extends SharedG
         return holder.policy;
       },
       setPolicy: (next) => holder.setPolicy(next),
+      close: () => holder.close(), // flag changes hook
       install(server, installOptions) {
         if (gatedServers.has(server)) throw new PolicyOptionError('mcp-gate: this McpServer is already gated');
         binding.install(server, holder.runtime, installOptions);

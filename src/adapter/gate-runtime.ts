@@ -6,6 +6,7 @@ import { changedLists, SessionContexts, type ListKind } from './list-changes.js'
 import { resolvePolicy } from './policy-input.js';
 import { createPolicyView, type PolicyView } from './policy-view.js';
 import { assertFlagsResolvable } from './flag-resolution.js';
+import { followFlagChanges } from './flag-changes.js';
 
 /** What the gate needs from one installation to keep its session's lists current. */
 export interface GatedSession {
@@ -37,6 +38,8 @@ export interface PolicyHolder<Settings extends GateSettings> {
    * once `list_changed` went to every open session whose visible set changed (only those).
    */
   setPolicy(next: unknown): Promise<void>;
+  /** Stops following the flag provider's changes (flag-changes.ts); the gate goes on deciding. */
+  close(): void;
 }
 
 export function createPolicyHolder<Settings extends GateSettings>(policy: unknown, settings: Settings): PolicyHolder<Settings> {
@@ -48,11 +51,15 @@ export function createPolicyHolder<Settings extends GateSettings>(policy: unknow
   };
   let view = compile(policy);
   const sessions = new SessionContexts<GatedSession>((session) => session.isOpen());
+  const runtime: GateRuntime<Settings> = { currentView: () => view, settings, sessions };
+  // Flag changes hook: a flag that changes in the provider sends list_changed to the sessions whose view changed.
+  const flagChanges = followFlagChanges(runtime);
   return {
-    runtime: { currentView: () => view, settings, sessions },
+    runtime,
     get policy() {
       return view.policy;
     },
+    close: () => flagChanges.close(),
     async setPolicy(next) {
       const before = view;
       const after = compile(next);

@@ -16,13 +16,24 @@ const kindsOfList: Readonly<Record<ListKind, readonly PrimitiveKind[]>> = {
  * that switches version counts as a change: its definition changed even if its name did not.
  */
 export function changedLists(catalog: Catalog, before: PolicyView, after: PolicyView, context: RequestContext): ListKind[] {
-  const beforeKey = before.cacheKey(catalog, context);
-  const afterKey = after.cacheKey(catalog, context);
+  return listsThatDiffer(catalog, { view: before, context }, { view: after, context });
+}
+
+/** One way of deciding a session's lists: a policy and the context it decides on. */
+export interface ListDecider {
+  readonly view: PolicyView;
+  readonly context: RequestContext;
+}
+
+/** The lists whose visible entries differ between two deciders (two policies, or one policy and two flag states). */
+export function listsThatDiffer(catalog: Catalog, before: ListDecider, after: ListDecider): ListKind[] {
+  const beforeKey = before.view.cacheKey(catalog, before.context);
+  const afterKey = after.view.cacheKey(catalog, after.context);
   const changed: ListKind[] = [];
   for (const list of Object.keys(kindsOfList) as ListKind[]) {
     const differs = kindsOfList[list].some((kind) => {
-      const visibleBefore = before.visibleEntries(catalog, kind, context, beforeKey);
-      const visibleAfter = after.visibleEntries(catalog, kind, context, afterKey);
+      const visibleBefore = before.view.visibleEntries(catalog, kind, before.context, beforeKey);
+      const visibleAfter = after.view.visibleEntries(catalog, kind, after.context, afterKey);
       return visibleBefore.length !== visibleAfter.length || visibleBefore.some((entry, index) => entry !== visibleAfter[index]);
     });
     if (differs) changed.push(list);
@@ -75,9 +86,14 @@ export class SessionContexts<Session> {
     }
   }
 
-  /** Replaces a tracked session's latest context (the same request, with its flags resolved); untracked sessions stay so. */
-  refresh(session: Session, context: RequestContext): void {
-    if (!this.#contexts.has(session)) return;
+  /**
+   * Replaces a tracked session's latest context (the same request, with its flags resolved);
+   * untracked sessions stay so. With `expected`, only while that is still the latest (a flag
+   * change re-resolved it; a newer request's context wins).
+   */
+  refresh(session: Session, context: RequestContext, expected?: RequestContext): void {
+    const kept = this.#contexts.get(session);
+    if (kept === undefined || (expected !== undefined && kept !== expected)) return;
     this.#contexts.set(session, context);
     if (session === this.#lastSession) this.#lastContext = context;
   }

@@ -20,6 +20,8 @@ import { flagdSourceOption, type FlagdSource, type PolicySource } from './policy
 export interface PolicyHolder {
   readonly policy: Policy;
   setPolicy(next: Policy | PolicyDocument): Promise<void>;
+  /** Stops following the flag source's changes (the gates' `close`). */
+  close?(): void;
 }
 
 /** A line of the decision log for a flag that was not applied (docs/cli.md, "Policy flags"). */

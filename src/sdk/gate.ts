@@ -19,6 +19,13 @@ export interface Gate {
   setPolicy(next: Policy | PolicyDocument): Promise<void>;
   /** Gates one more server (for example one McpServer per HTTP session) under this gate's policy. */
   install(server: McpServer): void;
+  /**
+   * Stops following the flag provider: with the `flags` option, a flag that changes there sends
+   * list_changed to the sessions whose lists it changed, until the gate is closed (or collected).
+   * The gate goes on deciding. Optional so that a Gate of your own (a no-op one) needs none;
+   * every gate `createGate` makes has it.
+   */
+  close?(): void;
 }
 
 const createSdkGate = createGateFactory<McpServer, GateOptions, never, ReturnType<typeof readGateSettings>>({

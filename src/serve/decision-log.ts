@@ -1,4 +1,4 @@
-import type { PrimitiveKind, RequestContext } from '../core/context.js';
+import type { FlagValue, PrimitiveKind, RequestContext } from '../core/context.js';
 
 /** The fields of the gate's `onDecision` event that the log reads (mcp-gate/sdk's DecisionEvent has them all). */
 export interface DecisionLogInput {
@@ -12,6 +12,8 @@ export interface DecisionLogInput {
   readonly ruleId?: string | undefined;
   readonly message: string;
   readonly policyRevision: string;
+  /** The flags the policy read for this decision (the gate's DecisionEvent `flags`). */
+  readonly flags?: { readonly values: Readonly<Record<string, FlagValue>>; readonly fallbacks: readonly { readonly key: string; readonly why: string }[] } | undefined;
   readonly context: RequestContext;
 }
 
@@ -27,6 +29,10 @@ export interface DecisionRecord {
   readonly message?: string;
   readonly visible?: number;
   readonly hidden?: number;
+  /** The value of each flag the policy reads, as the decision used it. */
+  readonly flags?: Readonly<Record<string, FlagValue>>;
+  /** The flags among them that held their declared default, each with why (`not resolved within 200 ms`, `FLAG_NOT_FOUND`). */
+  readonly flagFallbacks?: Readonly<Record<string, string>>;
   readonly policyRevision: string;
   readonly endpoint: string;
   readonly client?: string;
@@ -98,11 +104,25 @@ export function toDecisionRecord(event: DecisionLogInput, logHeaders: ReadonlySe
     ...(ruleId === undefined ? {} : { ruleId }),
     ...(event.reason === 'rule' || event.reason === 'default' ? { message: event.message } : {}),
     ...(counts === undefined ? {} : { visible: counts.visible, hidden: counts.hidden }),
+    ...flagFields(event.flags),
     policyRevision: event.policyRevision,
     endpoint: context.request.endpoint,
     ...(context.client.name === undefined ? {} : { client: context.client.name }),
     ...(Object.keys(headers).length === 0 ? {} : { headers }),
   };
+}
+
+/**
+ * The flags a decision read, and why any held its default. Only the policy's own flags reach
+ * the event; of a fallback's reason the log keeps the part before the first colon (an error
+ * code, `not resolved within 200 ms`): a provider's error message may quote the evaluation
+ * context, which holds the caller's subject and headers.
+ */
+function flagFields(flags: DecisionLogInput['flags']): Pick<DecisionRecord, 'flags' | 'flagFallbacks'> {
+  if (flags === undefined) return {};
+  const fallbacks: Record<string, string> = {};
+  for (const { key, why } of flags.fallbacks) fallbacks[key] = why.split(':', 1)[0]!;
+  return { flags: flags.values, ...(flags.fallbacks.length === 0 ? {} : { flagFallbacks: fallbacks }) };
 }
 
 /** An `onDecision` handler that writes one JSON line per decision. */

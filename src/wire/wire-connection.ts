@@ -189,7 +189,10 @@ export class WireConnection implements GatedSession {
     this.#runtime.sessions.observe(this, context);
     // Flags hook: the flags this policy reads, resolved before anything is decided (and kept for the session).
     const gated = await resolveRequestFlags({ view, catalog, context, requestId: request.id, snapshot }, this.#runtime.settings.flags);
-    if (gated.context !== context) this.#runtime.sessions.refresh(this, gated.context);
+    if (gated.context !== context) {
+      this.#runtime.sessions.refresh(this, gated.context);
+      this.#lastContext = gated.context; // flags hook: an upstream list_changed is judged on the session's flags, not their defaults
+    }
     return gated;
   }
 

@@ -21,6 +21,12 @@ export interface WireGate {
   setPolicy(next: Policy | PolicyDocument): Promise<void>;
   /** Gates one connected upstream client; resolves once its lists are fetched. */
   attach(client: Client, hooks: WireSessionHooks): Promise<WireConnection>;
+  /**
+   * Stops following the flag provider: with the `flags` option, a flag that changes there sends
+   * list_changed to the sessions whose lists it changed, until the gate is closed (or collected).
+   * The gate goes on deciding.
+   */
+  close(): void;
 }
 
 export function createWireGate(options: WireGateOptions): WireGate {
@@ -35,6 +41,7 @@ export function createWireGate(options: WireGateOptions): WireGate {
     },
     overlay,
     setPolicy: (next) => holder.setPolicy(next),
+    close: () => holder.close(), // flag changes hook
     async attach(client, hooks) {
       const connection = new WireConnection(client, holder.runtime, overlay, hooks, snapshots);
       await connection.ready;

@@ -13,7 +13,6 @@ import {
 import { afterAll, describe, expect, it } from 'vitest';
 import { FlagResolutionError, type GateFlagOptions } from '../../src/adapter/flag-resolution.js';
 import { PolicyOptionError } from '../../src/core/errors.js';
-import { compilePolicy } from '../../src/core/policy/compile-policy.js';
 import { createWireGate, type WireConnection } from '../../src/wire/index.js';
 import { createRecordingUpstream } from '../wire/recording-upstream.mjs';
 import { McpServer as SdkMcpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
@@ -21,6 +20,7 @@ import { createGate as createSdkGate } from '../../src/sdk/index.js';
 import { serverInfo } from '../sdk/fixtures.js';
 import { connectInMemory, flush } from '../sdk/helpers.js';
 import { bindings, type BindingServer } from './bindings.js';
+import { CountingProvider, flagClientOf, twoFlagPolicy } from './flag-fixtures.js';
 
 // Flags inside policies through every binding, with the real @openfeature/server-sdk: the
 // gate resolves the flags a policy reads once per request through an OpenFeature client,
@@ -30,15 +30,7 @@ afterAll(async () => {
   await OpenFeature.clearProviders();
 });
 
-const policy = compilePolicy({
-  version: 1,
-  default: 'allow',
-  flags: { 'new-search': { default: false }, 'beta-tier': { default: 'off' } },
-  rules: [
-    { id: 'new-search-off', effect: 'deny', appliesTo: { names: ['new-search'] }, when: { '!': { var: 'flags.new-search' } } },
-    { id: 'beta-off', effect: 'deny', appliesTo: { names: ['beta-*'] }, when: { '==': [{ var: 'flags.beta-tier' }, 'off'] } },
-  ],
-});
+const policy = twoFlagPolicy;
 
 type FlagConfiguration = NonNullable<ConstructorParameters<typeof InMemoryProvider>[0]>;
 
@@ -55,29 +47,7 @@ function flagConfiguration(newSearch: boolean, betaTier = 'off'): FlagConfigurat
   };
 }
 
-let domains = 0;
-
-/** A real OpenFeature client on its own domain; `resolutions` counts what the provider was asked. */
-async function flagClient(provider: Provider): Promise<Client> {
-  const domain = `policy-flags-${++domains}`;
-  await OpenFeature.setProviderAndWait(domain, provider);
-  return OpenFeature.getClient(domain);
-}
-
-/** The InMemoryProvider, counting resolutions (a subclass: the real provider answers). */
-class CountingProvider extends InMemoryProvider {
-  resolutions = 0;
-  contexts: EvaluationContext[] = [];
-  override resolveBooleanEvaluation(flagKey: string, defaultValue: boolean, context: EvaluationContext): Promise<ResolutionDetails<boolean>> {
-    this.resolutions++;
-    this.contexts.push(context);
-    return super.resolveBooleanEvaluation(flagKey, defaultValue, context);
-  }
-  override resolveStringEvaluation(flagKey: string, defaultValue: string, context: EvaluationContext): Promise<ResolutionDetails<string>> {
-    this.resolutions++;
-    return super.resolveStringEvaluation(flagKey, defaultValue, context);
-  }
-}
+const flagClient = flagClientOf;
 
 /** A provider whose resolutions never settle (a flag service that accepted the connection and hangs). */
 class HangingProvider implements Provider {

@@ -4,6 +4,7 @@
 // file's flags. A policy file that reads flags without a flagd source is refused (exit 1), and a
 // flagd source for a policy file that reads none is a usage error (exit 2).
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import { afterEach, describe, expect, it } from 'vitest';
 import { run } from '../../src/cli/run.js';
 import { everythingCommand, startProxy } from '../proxy/harness.js';
@@ -64,6 +65,23 @@ describe('serve with a policy that reads flags', () => {
       names = await toolNames(client);
     }
     expect(names).toContain('deploy_preview');
+    await client.close();
+  });
+
+  it('sends the open session one tools/list_changed when a flag the policy reads flips in the file', async () => {
+    // flagd emits ConfigurationChanged; the gate re-resolves the session's flags while the
+    // --policy-flag watch re-applies the (unchanged) policy on the same event.
+    const flags = await directory.write('flags.json', flagFile('off'));
+    const serving = await startServe(['--policy-flag', 'mcp-policy', '--flagd-file', flags, '--flagd-poll-interval', '20']);
+    running.push(serving);
+    const client = await connectClient(serving.url);
+    let notified = 0;
+    client.setNotificationHandler(ToolListChangedNotificationSchema, () => void notified++);
+    expect(await toolNames(client)).not.toContain('deploy_preview');
+    await directory.write('flags.json', flagFile('on'));
+    await waitFor('tools/list_changed', () => (notified > 0 ? true : undefined));
+    expect(await toolNames(client)).toContain('deploy_preview');
+    expect(notified).toBe(1);
     await client.close();
   });
 

@@ -75,6 +75,7 @@ export async function runServing(
       if (telemetry) note(`telemetry: ${telemetry.description}`);
       await serving.done;
       watcher?.close();
+      gate.close?.();
       await flagd?.close();
       await serving.close();
       note('stopped');
