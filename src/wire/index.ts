@@ -3,5 +3,6 @@
 export { compileOverlay, emptyOverlay, overlayDocumentSchema, type Overlay, type OverlayDocument } from './overlay.js';
 export { RelayedError, relayedError } from './relayed-error.js';
 export { defaultUpstreamTimeoutMs, forwardRequest, type ForwardOptions } from './upstream.js';
-export { WireConnection, type WireRequest, type WireSessionHooks } from './wire-connection.js';
+export { WireConnection, type WireSessionHooks } from './wire-connection.js';
+export type { WireRequest } from './wire-routing.js';
 export { createWireGate, type WireGate, type WireGateOptions } from './wire-gate.js';
