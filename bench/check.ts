@@ -11,7 +11,8 @@ import { fileURLToPath } from 'node:url';
 import { checkPolicy, type PolicyCheck } from '../src/core/analysis/check-policy.js';
 import { diffPolicies, type PolicyDiff } from '../src/core/analysis/diff-policies.js';
 import { compileInvariants, type Invariant } from '../src/core/analysis/invariants.js';
-import { createPrimitiveMetadata, createRequestContext, type PrimitiveMetadata } from '../src/core/context.js';
+import { createRequestContext } from '../src/core/context.js';
+import { createPrimitiveMetadata, type PrimitiveMetadata } from '../src/core/primitive-metadata.js';
 import { compilePolicy } from '../src/core/policy/compile-policy.js';
 import { parseManifest } from '../src/cli/manifest.js';
 

@@ -13,14 +13,9 @@ export type { PolicyDocument, PolicyRule } from './core/policy/schema.js';
 export type { Decision, DecisionReason, Effect, EvaluationErrorHandler, Policy, PolicyRuleSummary, UnmetRequirement } from './core/policy/types.js';
 export { createVisibilityFilter } from './core/policy/visibility-filter.js';
 export type { VisibilityFilter, VisibilityFilterOptions } from './core/policy/visibility-filter.js';
-export {
-  createPrimitiveMetadata,
-  createRequestContext,
-  primitiveAnnotationSchema,
-  primitiveKindSchema,
-  primitiveMetadataSchema,
-  requestContextSchema,
-} from './core/context.js';
-export type { PrimitiveAnnotation, PrimitiveKind, PrimitiveMetadata, RequestContext, RequestContextInput } from './core/context.js';
+export { createRequestContext, requestContextSchema } from './core/context.js';
+export { createPrimitiveMetadata, primitiveAnnotationSchema, primitiveKindSchema, primitiveMetadataSchema } from './core/primitive-metadata.js';
+export type { RequestContext, RequestContextInput } from './core/context.js';
+export type { PrimitiveAnnotation, PrimitiveKind, PrimitiveMetadata } from './core/primitive-metadata.js';
 export { MetadataError, PolicyCompileError, PolicyError, PolicyEvaluationError, PolicyOptionError, RequestContextError } from './core/errors.js';
 export type { PolicyIssue, PolicyIssueCode, PolicyIssueSeverity } from './core/errors.js';

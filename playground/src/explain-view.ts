@@ -1,6 +1,6 @@
 // Explain for one cell: the decision, then every rule with its status and, for rules that apply,
 // each clause of its condition with its value (true/false), as Unleash shows constraints.
-import type { PrimitiveMetadata } from '../../src/core/context.js';
+import type { PrimitiveMetadata } from '../../src/core/primitive-metadata.js';
 import type { ClauseTrace, DecisionTrace, RuleTrace } from '../../src/core/policy/decision-trace.js';
 import { describeColumn, describePrimitive, type MatrixColumn } from './model.js';
 

@@ -3,7 +3,7 @@
 import type { EditorView } from '@codemirror/view';
 import demoManifest from '../../policies/demo.manifest.json';
 import demoPolicyText from '../../policies/demo.json?text';
-import type { PrimitiveMetadata } from '../../src/core/context.js';
+import type { PrimitiveMetadata } from '../../src/core/primitive-metadata.js';
 import { clientProfiles } from '../../src/profiles/client-profiles.js';
 import { createPolicyEditor } from './editor.js';
 import { renderExplain } from './explain-view.js';

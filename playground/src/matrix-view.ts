@@ -2,7 +2,7 @@
 // in the DOM (a 100 × 336 matrix would be 33,600 elements), so a repaint costs the same whatever
 // the matrix's size. One cell is in the tab order; arrow keys, Home/End and Page Up/Down move it,
 // Enter or Space (or a click) selects it.
-import type { PrimitiveMetadata } from '../../src/core/context.js';
+import type { PrimitiveMetadata } from '../../src/core/primitive-metadata.js';
 import { describeColumn, describeDecider, describeHeaders, describePrimitive, describeScopes, type DecisionTable, type MatrixColumn } from './model.js';
 
 export interface MatrixData {

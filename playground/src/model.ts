@@ -1,6 +1,7 @@
 // The playground's model, free of the DOM: what the matrix holds, how it is evaluated, compared
 // with a baseline policy, covered, and exported as a cases file `mcp-gate test` runs.
-import { createPrimitiveMetadata, createRequestContext, type PrimitiveAnnotation, type PrimitiveMetadata, type RequestContext } from '../../src/core/context.js';
+import { createRequestContext, type RequestContext } from '../../src/core/context.js';
+import { createPrimitiveMetadata, type PrimitiveAnnotation, type PrimitiveMetadata } from '../../src/core/primitive-metadata.js';
 import { PolicyCompileError, type PolicyIssue } from '../../src/core/errors.js';
 import { createDecisionTracer, type DecisionTracer } from '../../src/core/policy/decision-trace.js';
 import type { Decision, Policy } from '../../src/core/policy/types.js';

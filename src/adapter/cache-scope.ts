@@ -1,4 +1,4 @@
-import type { PrimitiveMetadata } from '../core/context.js';
+import type { PrimitiveMetadata } from '../core/primitive-metadata.js';
 import { isCallerPath } from '../core/policy/compile-policy.js';
 import type { Policy } from '../core/policy/types.js';
 

@@ -1,4 +1,4 @@
-import { createPrimitiveMetadata, type PrimitiveAnnotation, type PrimitiveKind, type PrimitiveMetadata } from '../core/context.js';
+import { createPrimitiveMetadata, type PrimitiveAnnotation, type PrimitiveKind, type PrimitiveMetadata } from '../core/primitive-metadata.js';
 import { MetadataError, joinPath } from '../core/errors.js';
 import { describePrimitive, gateMetaKey, mergeAnnotations, metadataKey, parseRegisteredAnnotation, readGateMeta } from './metadata.js';
 import { compareVersionsDescending, publicToolName } from './versioning.js';

@@ -1,4 +1,5 @@
-import { wholeContext, type ContextPlan, type PrimitiveKind, type PrimitiveMetadata } from '../core/context.js';
+import { wholeContext, type ContextPlan } from '../core/context.js';
+import type { PrimitiveKind, PrimitiveMetadata } from '../core/primitive-metadata.js';
 import { readsEverything } from '../core/policy/context-scope.js';
 import type { Catalog } from './catalog.js';
 import { contextReadsOf, isObserved } from './decision-events.js';

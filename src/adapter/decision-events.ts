@@ -1,4 +1,5 @@
-import type { PrimitiveKind, RequestContext } from '../core/context.js';
+import type { RequestContext } from '../core/context.js';
+import type { PrimitiveKind } from '../core/primitive-metadata.js';
 import type { Decision, DecisionReason } from '../core/policy/types.js';
 import type { CatalogEntry } from './catalog.js';
 import { decisionFlagsOf, type DecisionFlags } from './decision-flags.js';

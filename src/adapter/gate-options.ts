@@ -1,4 +1,4 @@
-import type { PrimitiveAnnotation } from '../core/context.js';
+import type { PrimitiveAnnotation } from '../core/primitive-metadata.js';
 import { PolicyOptionError } from '../core/errors.js';
 import type { PolicyDocument } from '../core/policy/schema.js';
 import type { Policy } from '../core/policy/types.js';

@@ -1,4 +1,5 @@
-import type { PrimitiveKind, RequestContext } from '../core/context.js';
+import type { RequestContext } from '../core/context.js';
+import type { PrimitiveKind } from '../core/primitive-metadata.js';
 import type { Catalog } from './catalog.js';
 import type { PolicyView } from './policy-view.js';
 

@@ -1,4 +1,4 @@
-import type { PrimitiveKind } from '../core/context.js';
+import type { PrimitiveKind } from '../core/primitive-metadata.js';
 import type { CatalogEntry } from './catalog.js';
 import type { GateSettings } from './gate-options.js';
 import type { GatedRequest } from './gated-request.js';

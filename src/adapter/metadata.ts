@@ -1,4 +1,4 @@
-import { primitiveAnnotationSchema, type PrimitiveAnnotation, type PrimitiveKind } from '../core/context.js';
+import { primitiveAnnotationSchema, type PrimitiveAnnotation, type PrimitiveKind } from '../core/primitive-metadata.js';
 import { MetadataError, PolicyOptionError, joinPath, type PolicyIssue } from '../core/errors.js';
 
 /** The key of gate metadata inside a registration's `_meta`. */

@@ -1,5 +1,6 @@
 import { createListCache, type ListCache } from '../core/policy/list-cache.js';
-import type { PrimitiveKind, PrimitiveMetadata, RequestContext } from '../core/context.js';
+import type { RequestContext } from '../core/context.js';
+import type { PrimitiveKind, PrimitiveMetadata } from '../core/primitive-metadata.js';
 import type { Decision, MissingCapabilities, Policy } from '../core/policy/types.js';
 import type { Catalog, CatalogEntry } from './catalog.js';
 

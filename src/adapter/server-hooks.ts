@@ -1,4 +1,4 @@
-import type { PrimitiveKind } from '../core/context.js';
+import type { PrimitiveKind } from '../core/primitive-metadata.js';
 import { joinPath, PolicyOptionError } from '../core/errors.js';
 import { assertCatalogValid, buildCatalog, type Catalog, type PrimitiveSource } from './catalog.js';
 import type { GateSettings } from './gate-options.js';

@@ -1,6 +1,7 @@
 import { dirname, resolve } from 'node:path';
 import { z } from 'zod';
-import { createRequestContext, requestContextSchema, type PrimitiveMetadata, type RequestContext, type RequestContextInput } from '../core/context.js';
+import { createRequestContext, requestContextSchema, type RequestContext, type RequestContextInput } from '../core/context.js';
+import type { PrimitiveMetadata } from '../core/primitive-metadata.js';
 import { toPolicyIssues } from '../core/policy/schema.js';
 import type { Decision, Policy } from '../core/policy/types.js';
 import { displayPath, readJson, resolvePath, type CliIo } from './io.js';

@@ -1,5 +1,6 @@
 import { compareVersionsDescending } from '../adapter/versioning.js';
-import { createRequestContext, listMethodOf, type PrimitiveKind, type PrimitiveMetadata, type RequestContextInput } from '../core/context.js';
+import { createRequestContext, type RequestContextInput } from '../core/context.js';
+import { listMethodOf, type PrimitiveKind, type PrimitiveMetadata } from '../core/primitive-metadata.js';
 import type { Decision, Policy } from '../core/policy/types.js';
 import { withRequest } from './context-options.js';
 

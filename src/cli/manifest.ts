@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { createPrimitiveMetadata, primitiveAnnotationSchema, primitiveKindSchema, type PrimitiveMetadata } from '../core/context.js';
+import { createPrimitiveMetadata, primitiveAnnotationSchema, primitiveKindSchema, type PrimitiveMetadata } from '../core/primitive-metadata.js';
 import { toPolicyIssues } from '../core/policy/schema.js';
 import { displayPath, formatIssues, InputError, readJson, resolvePath, UsageError, type CliIo } from './io.js';
 import type { OptionSpecs, ParsedArgs } from './args.js';

@@ -3,7 +3,7 @@ import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { buildCatalog } from '../adapter/catalog.js';
 import { metadataKey, validateMetadataOption } from '../adapter/metadata.js';
 import { defaultVersionSeparator } from '../adapter/versioning.js';
-import type { PrimitiveAnnotation, PrimitiveKind, PrimitiveMetadata } from '../core/context.js';
+import type { PrimitiveAnnotation, PrimitiveKind, PrimitiveMetadata } from '../core/primitive-metadata.js';
 import { MetadataError, PolicyOptionError } from '../core/errors.js';
 import { readInternals, readSources } from '../sdk/server-internals.js';
 import { displayPath, InputError, readText, resolvePath, type CliIo } from './io.js';

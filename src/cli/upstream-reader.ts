@@ -1,7 +1,7 @@
 // The part of reading an upstream that needs @modelcontextprotocol/sdk (loaded through importPeer).
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { defaultVersionSeparator } from '../adapter/versioning.js';
-import type { PrimitiveKind, PrimitiveMetadata } from '../core/context.js';
+import type { PrimitiveKind, PrimitiveMetadata } from '../core/primitive-metadata.js';
 import type { UpstreamSpec } from '../proxy/upstream-command.js';
 import { openUpstreamTransport } from '../proxy/upstream-transport.js';
 import { withTimeout } from '../serve/lifetime.js';

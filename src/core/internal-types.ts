@@ -1,4 +1,4 @@
-import type { PrimitiveMetadata } from './context.js';
+import type { PrimitiveMetadata } from './primitive-metadata.js';
 
 // The types src/core's modules share that src/index.ts does not export: the compiled forms of a
 // rule (evaluators, compiled arguments, flat tests, field reads), the scope `var` resolves paths
@@ -7,7 +7,7 @@ import type { PrimitiveMetadata } from './context.js';
 // beside one of its users, and the other users imported it back.
 //
 // The public types stay where src/index.ts takes them from (logic/types.ts, policy/types.ts,
-// context.ts, policy/schema.ts); logic/types.ts re-exports the ones an OperatorDefinition's
+// context.ts, primitive-metadata.ts, policy/schema.ts); logic/types.ts re-exports the ones an OperatorDefinition's
 // signature speaks in, so an operator file imports its whole vocabulary from there.
 
 /**

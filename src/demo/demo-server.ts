@@ -1,6 +1,6 @@
 import { McpServer, ResourceTemplate } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { z } from 'zod';
-import type { PrimitiveAnnotation } from '../core/context.js';
+import type { PrimitiveAnnotation } from '../core/primitive-metadata.js';
 
 // The demo server exercises every use of mcp-gate with its own metadata; policies/demo.json
 // decides who sees what. Each primitive states its gating metadata next to its registration.

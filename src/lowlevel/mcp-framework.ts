@@ -1,5 +1,5 @@
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import type { PrimitiveKind } from '../core/context.js';
+import type { PrimitiveKind } from '../core/primitive-metadata.js';
 import { PolicyOptionError } from '../core/errors.js';
 import { RelayedError } from '../wire/relayed-error.js';
 import { createGate, internalsOf, isGate, type ErrorRewrite, type Gate, type GateOptions } from './gate.js';

@@ -1,5 +1,5 @@
 import type { Attributes } from '@opentelemetry/api';
-import type { PrimitiveKind } from '../core/context.js';
+import type { PrimitiveKind } from '../core/primitive-metadata.js';
 import type { DecisionEvent } from '../adapter/decision-events.js';
 import { metadataKey } from '../adapter/metadata.js';
 

@@ -1,4 +1,5 @@
-import { createPlannedRequestContext, wholeContext, type PrimitiveKind, type PrimitiveMetadata, type RequestContext, type RequestContextInput } from '../core/context.js';
+import { createPlannedRequestContext, wholeContext, type RequestContext, type RequestContextInput } from '../core/context.js';
+import type { PrimitiveKind, PrimitiveMetadata } from '../core/primitive-metadata.js';
 import type { Policy } from '../core/policy/types.js';
 import type { ListKind } from '../adapter/list-changes.js';
 import type { WireConnection } from '../wire/wire-connection.js';

@@ -1,4 +1,5 @@
-import type { FlagValue, PrimitiveKind, RequestContext } from '../core/context.js';
+import type { FlagValue, RequestContext } from '../core/context.js';
+import type { PrimitiveKind } from '../core/primitive-metadata.js';
 
 /** The fields of the gate's `onDecision` event that the log reads (mcp-gate/sdk's DecisionEvent has them all). */
 export interface DecisionLogInput {

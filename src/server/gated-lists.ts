@@ -1,5 +1,5 @@
 import type { ServerContext } from '@modelcontextprotocol/server';
-import type { PrimitiveKind } from '../core/context.js';
+import type { PrimitiveKind } from '../core/primitive-metadata.js';
 import { dependsOnCaller } from '../adapter/cache-scope.js';
 import type { GatedRequest, JsonRpcRequest } from '../adapter/gated-request.js';
 import { itemsByKey, listAnswer, listVisibleResources, visibleItems, type ListCounts, type ListItem } from '../adapter/list-items.js';

@@ -8,7 +8,7 @@ import {
   type ScopeChallengeHandler,
   type Transport,
 } from '@modelcontextprotocol/server';
-import type { PrimitiveMetadata } from '../core/context.js';
+import type { PrimitiveMetadata } from '../core/primitive-metadata.js';
 import type { CatalogEntry } from '../adapter/catalog.js';
 import { readEnvelope, type RequestEnvelope } from '../adapter/envelope.js';
 import type { GatedRequest } from '../adapter/gated-request.js';

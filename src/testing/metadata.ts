@@ -1,5 +1,5 @@
 import fc from 'fast-check';
-import { createPrimitiveMetadata, type PrimitiveAnnotation, type PrimitiveKind, type PrimitiveMetadata } from '../core/context.js';
+import { createPrimitiveMetadata, type PrimitiveAnnotation, type PrimitiveKind, type PrimitiveMetadata } from '../core/primitive-metadata.js';
 import { capabilityPaths } from './callers.js';
 
 /** The four primitive kinds, for building arbitraries over them. */

@@ -1,4 +1,5 @@
-import { createPrimitiveMetadata, primitiveAnnotationSchema, type PrimitiveAnnotation, type RequestContext } from '../core/context.js';
+import type { RequestContext } from '../core/context.js';
+import { createPrimitiveMetadata, primitiveAnnotationSchema, type PrimitiveAnnotation } from '../core/primitive-metadata.js';
 import type { Policy } from '../core/policy/types.js';
 import { toRequestContext, transmittedContext, type Caller } from './callers.js';
 import { modernTransmission } from './modern-requests.js';

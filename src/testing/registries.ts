@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import type { McpServer as SdkMcpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { McpServer as ServerMcpServer } from '@modelcontextprotocol/server';
-import type { PrimitiveAnnotation } from '../core/context.js';
+import type { PrimitiveAnnotation } from '../core/primitive-metadata.js';
 import { annotations, type AnnotationOptions } from './metadata.js';
 import { gateAdapterOption, type GateAdapter } from './registry.js';
 import { sdkRegistryServer } from './sdk-registry-server.js';

@@ -1,7 +1,7 @@
 import { PolicyOptionError } from '../core/errors.js';
 import type { McpServer as SdkMcpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { McpServer as ServerMcpServer } from '@modelcontextprotocol/server';
-import type { PrimitiveKind } from '../core/context.js';
+import type { PrimitiveKind } from '../core/primitive-metadata.js';
 import { missingRegistryField, readRegistrations, registryFields, type ServerRegistries } from '../adapter/registry-reader.js';
 
 /** An McpServer of either SDK the gates support: @modelcontextprotocol/sdk 1.32 (v1) or @modelcontextprotocol/server 2.4 (v2). */

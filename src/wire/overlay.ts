@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { primitiveAnnotationSchema, type PrimitiveAnnotation, type PrimitiveKind } from '../core/context.js';
+import { primitiveAnnotationSchema, type PrimitiveAnnotation, type PrimitiveKind } from '../core/primitive-metadata.js';
 import { MetadataError, joinPath, type PolicyIssue } from '../core/errors.js';
 import { compileGlob, type GlobMatcher } from '../core/logic/glob-matcher.js';
 

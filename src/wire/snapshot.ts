@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { UriTemplate } from '@modelcontextprotocol/sdk/shared/uriTemplate.js';
-import type { PrimitiveAnnotation, PrimitiveKind } from '../core/context.js';
+import type { PrimitiveAnnotation, PrimitiveKind } from '../core/primitive-metadata.js';
 import { buildCatalog, type Catalog, type CatalogEntry, type PrimitiveSource } from '../adapter/catalog.js';
 import { visibleItems, type ListCounts, type ListItem } from '../adapter/list-items.js';
 import { metadataKey, readGateMeta } from '../adapter/metadata.js';

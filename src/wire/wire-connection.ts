@@ -1,6 +1,7 @@
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { PromptListChangedNotificationSchema, ResourceListChangedNotificationSchema, ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
-import { createPlannedRequestContext, wholeContextOf, type ContextPlan, type PrimitiveKind, type RequestContext, type RequestContextInput } from '../core/context.js';
+import { createPlannedRequestContext, wholeContextOf, type ContextPlan, type RequestContext, type RequestContextInput } from '../core/context.js';
+import type { PrimitiveKind } from '../core/primitive-metadata.js';
 import type { Catalog } from '../adapter/catalog.js';
 import { contextPlanFor } from '../adapter/context-plan.js';
 import { resolveRequestFlags } from '../adapter/flag-resolution.js';

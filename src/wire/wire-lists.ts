@@ -1,4 +1,5 @@
-import type { PrimitiveKind, RequestContext } from '../core/context.js';
+import type { RequestContext } from '../core/context.js';
+import type { PrimitiveKind } from '../core/primitive-metadata.js';
 import type { GateSettings } from '../adapter/gate-options.js';
 import type { GatedRequest } from '../adapter/gated-request.js';
 import type { ListKind } from '../adapter/list-changes.js';

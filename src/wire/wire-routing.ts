@@ -1,5 +1,6 @@
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { createPlannedRequestContext, createPrimitiveMetadata, wholeContext, type PrimitiveKind, type RequestContext, type RequestContextInput } from '../core/context.js';
+import { createPlannedRequestContext, wholeContext, type RequestContext, type RequestContextInput } from '../core/context.js';
+import { createPrimitiveMetadata, type PrimitiveKind } from '../core/primitive-metadata.js';
 import { flagFallbacksOf, withFlagValues } from '../core/flag-values.js';
 import type { GateRuntime } from '../adapter/gate-runtime.js';
 import type { GatedRequest } from '../adapter/gated-request.js';

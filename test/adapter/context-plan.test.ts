@@ -1,7 +1,8 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { planReads } from '../../src/adapter/context-plan.js';
-import { createPlannedRequestContext, createRequestContext, wholeContext, wholeContextOf, type PrimitiveMetadata, type RequestContextInput } from '../../src/core/context.js';
+import { createPlannedRequestContext, createRequestContext, wholeContext, wholeContextOf, type RequestContextInput } from '../../src/core/context.js';
+import type { PrimitiveMetadata } from '../../src/core/primitive-metadata.js';
 import { compilePolicy } from '../../src/core/policy/compile-policy.js';
 import type { PolicyDocument } from '../../src/core/policy/schema.js';
 import { callers, policyDocuments, primitiveMetadata, type Caller } from '../../src/testing/index.js';

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { createPrimitiveMetadata, createRequestContext } from '../../src/core/context.js';
+import { createRequestContext } from '../../src/core/context.js';
+import { createPrimitiveMetadata } from '../../src/core/primitive-metadata.js';
 
 describe('createRequestContext', () => {
   it('lower-cases header names and joins repeated headers, from strings and arrays', () => {

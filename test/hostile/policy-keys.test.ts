@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { createPrimitiveMetadata, createRequestContext } from '../../src/core/context.js';
+import { createRequestContext } from '../../src/core/context.js';
+import { createPrimitiveMetadata } from '../../src/core/primitive-metadata.js';
 import { PolicyCompileError, type PolicyIssue } from '../../src/core/errors.js';
 import { compilePolicy, type CompilePolicyOptions } from '../../src/core/policy/compile-policy.js';
 import { withWhen } from './counting.js';

@@ -1,7 +1,8 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { diffPolicies, type PolicyDiff } from '../../src/core/analysis/diff-policies.js';
-import { createRequestContext, type PrimitiveMetadata, type RequestContext } from '../../src/core/context.js';
+import { createRequestContext, type RequestContext } from '../../src/core/context.js';
+import type { PrimitiveMetadata } from '../../src/core/primitive-metadata.js';
 import { compilePolicy } from '../../src/core/policy/compile-policy.js';
 import type { PolicyDocument } from '../../src/core/policy/schema.js';
 import { policyDocuments } from '../../src/testing/policies.js';

@@ -1,5 +1,6 @@
 import fc from 'fast-check';
-import { createPrimitiveMetadata, createRequestContext, type PrimitiveMetadata, type RequestContext } from '../../src/core/context.js';
+import { createRequestContext, type RequestContext } from '../../src/core/context.js';
+import { createPrimitiveMetadata, type PrimitiveMetadata } from '../../src/core/primitive-metadata.js';
 import { conditions } from '../../src/testing/policies.js';
 
 // A small finite domain of request contexts for brute force: each path the arbitraries read takes

@@ -2,7 +2,8 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { ClientCapabilities } from '@modelcontextprotocol/sdk/types.js';
-import type { PrimitiveMetadata, RequestContext } from '../../src/core/context.js';
+import type { RequestContext } from '../../src/core/context.js';
+import type { PrimitiveMetadata } from '../../src/core/primitive-metadata.js';
 import type { Decision, Policy } from '../../src/core/policy/types.js';
 
 export type Rule = (context: RequestContext, primitive: PrimitiveMetadata) => boolean | string;

@@ -2,7 +2,8 @@ import fc from 'fast-check';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { describe, expect, it } from 'vitest';
 import { clientProfiles } from '../../src/profiles/client-profiles.js';
-import { primitiveMetadataSchema, requestContextSchema } from '../../src/core/context.js';
+import { requestContextSchema } from '../../src/core/context.js';
+import { primitiveMetadataSchema } from '../../src/core/primitive-metadata.js';
 import { PolicyCompileError } from '../../src/core/errors.js';
 import { compilePolicy } from '../../src/core/policy/compile-policy.js';
 import {

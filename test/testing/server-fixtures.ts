@@ -2,7 +2,7 @@
 // checks run through mcp-gate/server; random registries are `createRegistryServer(registry, { adapter: 'server' })`.
 import { McpServer, ResourceTemplate } from '@modelcontextprotocol/server';
 import * as z from 'zod/v4';
-import type { PrimitiveAnnotation } from '../../src/core/context.js';
+import type { PrimitiveAnnotation } from '../../src/core/primitive-metadata.js';
 
 const text = (value: string) => ({ content: [{ type: 'text' as const, text: value }] });
 const gated = (annotation: PrimitiveAnnotation) => ({ 'mcp-gate': annotation });

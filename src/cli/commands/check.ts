@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { checkPolicy, invariantsOf, type InvariantVerdict, type LintFinding, type PolicyCheck } from '../../core/analysis/check-policy.js';
 import { describe as describePrimitive } from '../../core/analysis/components.js';
 import { compileInvariants, invariantSchema, type Invariant } from '../../core/analysis/invariants.js';
-import type { PrimitiveMetadata } from '../../core/context.js';
+import type { PrimitiveMetadata } from '../../core/primitive-metadata.js';
 import { PolicyCompileError } from '../../core/errors.js';
 import { toPolicyIssues } from '../../core/policy/schema.js';
 import { describeDecision } from '../cases.js';

@@ -1,5 +1,5 @@
 import { diffPolicies, type PolicyDiff, type PolicyDiffClass } from '../../core/analysis/diff-policies.js';
-import type { PrimitiveMetadata } from '../../core/context.js';
+import type { PrimitiveMetadata } from '../../core/primitive-metadata.js';
 import type { ParsedArgs } from '../args.js';
 import { writeLines } from '../command.js';
 import { contextOptionSpecs } from '../context-options.js';

@@ -1,4 +1,4 @@
-import type { PrimitiveMetadata } from '../../core/context.js';
+import type { PrimitiveMetadata } from '../../core/primitive-metadata.js';
 import type { Command } from '../command.js';
 import { writeLines } from '../command.js';
 import type { RequestContextInput } from '../../core/context.js';

@@ -1,4 +1,4 @@
-import type { PrimitiveMetadata } from '../../core/context.js';
+import type { PrimitiveMetadata } from '../../core/primitive-metadata.js';
 import { casePrimitive, describeDecision, describeExpectation, loadCasesFile, runCase, type CaseResult, type Expectation, type PrimitiveSource } from '../cases.js';
 import type { Decision } from '../../core/policy/types.js';
 import type { ParsedArgs } from '../args.js';

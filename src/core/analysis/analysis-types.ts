@@ -1,4 +1,5 @@
-import type { PrimitiveMetadata, RequestContext, RequestContextInput } from '../context.js';
+import type { RequestContext, RequestContextInput } from '../context.js';
+import type { PrimitiveMetadata } from '../primitive-metadata.js';
 import type { PolicyRule } from '../policy/schema.js';
 import type { Decision, Policy } from '../policy/types.js';
 import type { ConditionAtoms } from './condition-atoms.js';

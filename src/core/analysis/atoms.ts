@@ -1,7 +1,7 @@
 import { compileLogic } from '../logic/compile.js';
 import { builtinOperators } from '../logic/operators.js';
 import { isWholeDataPath, splitPath } from '../logic/path.js';
-import type { PrimitiveMetadata } from '../context.js';
+import type { PrimitiveMetadata } from '../primitive-metadata.js';
 import { affix, comparison, dynamic, glob, markOpaque, membership, missing, order, presence, semver, type AtomScope, type Walked } from './atom-operators.js';
 import { addAtom, contextRoots, emptyAtoms, pathKindOf, type ConditionAtoms } from './condition-atoms.js';
 

@@ -1,4 +1,5 @@
-import { createRequestContext, listMethodOf, type PrimitiveMetadata, type RequestContext, type RequestContextInput } from '../context.js';
+import { createRequestContext, type RequestContext, type RequestContextInput } from '../context.js';
+import { listMethodOf, type PrimitiveMetadata } from '../primitive-metadata.js';
 import { toPrimitiveMetadata } from '../policy/primitive-input.js';
 import { compilePolicy, type CompilePolicyOptions } from '../policy/compile-policy.js';
 import { compileAppliesTo } from '../policy/rule-plan.js';

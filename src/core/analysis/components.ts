@@ -1,4 +1,5 @@
-import type { PrimitiveMetadata, RequestContext } from '../context.js';
+import type { RequestContext } from '../context.js';
+import type { PrimitiveMetadata } from '../primitive-metadata.js';
 import { compilePolicy, type CompilePolicyOptions } from '../policy/compile-policy.js';
 import type { NormalizedPolicyDocument, PolicyRule } from '../policy/schema.js';
 import type { Policy } from '../policy/types.js';

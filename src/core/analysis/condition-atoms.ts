@@ -1,4 +1,4 @@
-import type { PrimitiveMetadata } from '../context.js';
+import type { PrimitiveMetadata } from '../primitive-metadata.js';
 
 // What a condition asks of the context, for one primitive. The analysis is exact when the
 // context enters a condition only through *atoms*: one context path tested against literals

@@ -1,4 +1,5 @@
-import { createRequestContext, listMethodOf, type PrimitiveMetadata, type RequestContext } from '../context.js';
+import { createRequestContext, type RequestContext } from '../context.js';
+import { listMethodOf, type PrimitiveMetadata } from '../primitive-metadata.js';
 import type { Space } from './analysis-types.js';
 import { emptyAtoms, mergeAtoms } from './condition-atoms.js';
 import { componentsOf } from './components.js';

@@ -1,4 +1,5 @@
-import { type PrimitiveMetadata, type RequestContextInput } from '../context.js';
+import type { RequestContextInput } from '../context.js';
+import type { PrimitiveMetadata } from '../primitive-metadata.js';
 import { compilePolicy, type CompilePolicyOptions } from '../policy/compile-policy.js';
 import { toPrimitiveMetadata } from '../policy/primitive-input.js';
 import { policyDocumentSchema } from '../policy/schema.js';

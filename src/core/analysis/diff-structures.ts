@@ -1,4 +1,5 @@
-import type { PrimitiveMetadata, RequestContext } from '../context.js';
+import type { RequestContext } from '../context.js';
+import type { PrimitiveMetadata } from '../primitive-metadata.js';
 import { compilePolicy, type CompilePolicyOptions } from '../policy/compile-policy.js';
 import { compileAppliesTo } from '../policy/rule-plan.js';
 import type { NormalizedPolicyDocument } from '../policy/schema.js';

@@ -6,7 +6,8 @@ import { dataScope } from '../logic/data-scope.js';
 import type { DataScope, Evaluator } from '../logic/types.js';
 import { isTruthy } from '../logic/truthy.js';
 import { splitPath } from '../logic/path.js';
-import type { PrimitiveMetadata, RequestContext } from '../context.js';
+import type { RequestContext } from '../context.js';
+import type { PrimitiveMetadata } from '../primitive-metadata.js';
 import type { Decision } from '../policy/types.js';
 import { invariantSchema } from '../policy/schema.js';
 

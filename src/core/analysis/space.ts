@@ -1,4 +1,5 @@
-import { createRequestContext, listMethodOf, type PrimitiveMetadata, type RequestContext, type RequestContextInput } from '../context.js';
+import { createRequestContext, type RequestContext, type RequestContextInput } from '../context.js';
+import { listMethodOf, type PrimitiveMetadata } from '../primitive-metadata.js';
 import type { Atom, ConditionAtoms, PathKind } from './condition-atoms.js';
 import type { Space } from './analysis-types.js';
 import { valueClasses, type ValueClasses } from './value-classes.js';

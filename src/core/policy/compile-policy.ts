@@ -1,4 +1,5 @@
-import type { PrimitiveMetadata, RequestContext } from '../context.js';
+import type { RequestContext } from '../context.js';
+import type { PrimitiveMetadata } from '../primitive-metadata.js';
 import type { CompiledPolicyRule } from '../internal-types.js';
 import { MetadataError, PolicyCompileError, PolicyError, type PolicyIssue } from '../errors.js';
 import { describeFlagFallbacks, flagFallbacksOf } from '../flag-values.js';

@@ -1,4 +1,5 @@
-import { createPrimitiveMetadata, createRequestContext, type PrimitiveAnnotation, type PrimitiveMetadata, type RequestContext, type RequestContextInput } from '../context.js';
+import { createRequestContext, type RequestContext, type RequestContextInput } from '../context.js';
+import { createPrimitiveMetadata, type PrimitiveAnnotation, type PrimitiveMetadata } from '../primitive-metadata.js';
 import type { Evaluator, FieldRead } from '../internal-types.js';
 import { compilePathReader } from '../logic/path.js';
 import { contextShape, type PathShape } from './context-shape.js';

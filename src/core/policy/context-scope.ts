@@ -2,7 +2,8 @@ import { forbiddenSegments, isWholeDataPath, readPath, splitPath } from '../logi
 import { compileContextReader, contextFieldOf } from './context-readers.js';
 import { suggestName } from '../logic/suggest.js';
 import type { DataScope, Evaluator } from '../internal-types.js';
-import type { PrimitiveMetadata, RequestContext } from '../context.js';
+import type { RequestContext } from '../context.js';
+import type { PrimitiveMetadata } from '../primitive-metadata.js';
 import { checkFlagPath, compileFlagReader, flagRoot, type FlagDefaults } from './flag-reads.js';
 
 /** `var` roots of a policy rule; `tool` is an alias of `primitive` for readability in tool-only policies; `flags` are feature flags (flag-reads.ts). */

@@ -1,4 +1,5 @@
-import type { PrimitiveMetadata, RequestContext } from '../context.js';
+import type { RequestContext } from '../context.js';
+import type { PrimitiveMetadata } from '../primitive-metadata.js';
 import { joinPath } from '../errors.js';
 import { restoreBudget, startBudget } from '../logic/budget.js';
 import { compileRule, toPolicyError } from '../logic/compile.js';

@@ -1,4 +1,5 @@
-import type { PrimitiveMetadata, RequestContext } from '../context.js';
+import type { RequestContext } from '../context.js';
+import type { PrimitiveMetadata } from '../primitive-metadata.js';
 import { compileRule, toPolicyError, type CompileLogicOptions } from '../logic/compile.js';
 import { restoreBudget, startBudget } from '../logic/budget.js';
 import { isTruthy } from '../logic/truthy.js';

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { createPrimitiveMetadata, primitiveAnnotationSchema, primitiveKindSchema, type PrimitiveMetadata } from '../context.js';
+import { createPrimitiveMetadata, primitiveAnnotationSchema, primitiveKindSchema, type PrimitiveMetadata } from '../primitive-metadata.js';
 import { joinPath, MetadataError } from '../errors.js';
 import { isBuiltMetadata } from './rule-plan.js';
 

@@ -1,6 +1,7 @@
 import { compilePresenceCheck, type PresenceCheck } from '../logic/capability-path.js';
 import { compileGlob, type GlobMatcher } from '../logic/glob-matcher.js';
-import type { PrimitiveMetadata, RequestContext } from '../context.js';
+import type { RequestContext } from '../context.js';
+import type { PrimitiveMetadata } from '../primitive-metadata.js';
 import type { RequestMemo } from '../request-memo.js';
 import type { MissingCapabilities, UnmetRequirement } from './types.js';
 

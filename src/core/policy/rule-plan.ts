@@ -1,4 +1,4 @@
-import { addHiddenMetadataSlot, type PrimitiveMetadata } from '../context.js';
+import { addHiddenMetadataSlot, type PrimitiveMetadata } from '../primitive-metadata.js';
 import { compileGlob, type GlobMatcher } from '../logic/glob-matcher.js';
 import type { CompiledPolicyRule } from '../internal-types.js';
 import { firstDecision, type FirstDecision } from './first-decision.js';

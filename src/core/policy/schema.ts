@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { primitiveKindSchema } from '../context.js';
+import { primitiveKindSchema } from '../primitive-metadata.js';
 import { joinPath, type PolicyIssue } from '../errors.js';
 import { builtinOperators } from '../logic/operators.js';
 import { suggestName } from '../logic/suggest.js';

@@ -1,4 +1,5 @@
-import type { FlagValue, PrimitiveMetadata, RequestContext } from '../context.js';
+import type { FlagValue, RequestContext } from '../context.js';
+import type { PrimitiveMetadata } from '../primitive-metadata.js';
 import type { FlagFallback } from '../flag-values.js';
 import type { PolicyError, PolicyIssue } from '../errors.js';
 

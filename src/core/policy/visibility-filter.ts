@@ -1,4 +1,5 @@
-import type { PrimitiveMetadata, RequestContext } from '../context.js';
+import type { RequestContext } from '../context.js';
+import type { PrimitiveMetadata } from '../primitive-metadata.js';
 import { PolicyOptionError } from '../errors.js';
 import { createListCache } from './list-cache.js';
 import type { Policy } from './types.js';

@@ -2,7 +2,8 @@ import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { checkPolicy, type InvariantVerdict } from '../../../src/core/analysis/check-policy.js';
 import { compileInvariants, type Invariant } from '../../../src/core/analysis/invariants.js';
-import { createPrimitiveMetadata, createRequestContext, type PrimitiveMetadata } from '../../../src/core/context.js';
+import { createRequestContext } from '../../../src/core/context.js';
+import { createPrimitiveMetadata, type PrimitiveMetadata } from '../../../src/core/primitive-metadata.js';
 import { compilePolicy } from '../../../src/core/policy/compile-policy.js';
 import { parseManifest } from '../../../src/cli/manifest.js';
 

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { diffPolicies } from '../../../src/core/analysis/diff-policies.js';
-import { createPrimitiveMetadata, createRequestContext } from '../../../src/core/context.js';
+import { createRequestContext } from '../../../src/core/context.js';
+import { createPrimitiveMetadata } from '../../../src/core/primitive-metadata.js';
 import { compilePolicy } from '../../../src/core/policy/compile-policy.js';
 
 const priority = { var: 'request.headers.x-priority' };

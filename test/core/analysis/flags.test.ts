@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { createPrimitiveMetadata } from '../../../src/core/context.js';
+import { createPrimitiveMetadata } from '../../../src/core/primitive-metadata.js';
 import { checkPolicy } from '../../../src/core/analysis/check-policy.js';
 import { diffPolicies } from '../../../src/core/analysis/diff-policies.js';
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { PrimitiveMetadata } from '../../../src/core/context.js';
+import type { PrimitiveMetadata } from '../../../src/core/primitive-metadata.js';
 import { compilePolicy } from '../../../src/core/policy/compile-policy.js';
 import { createVisibilityFilter } from '../../../src/core/policy/visibility-filter.js';
 import { context, tool } from './fixtures.js';

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { createPrimitiveMetadata, createRequestContext } from '../../../src/core/context.js';
+import { createRequestContext } from '../../../src/core/context.js';
+import { createPrimitiveMetadata } from '../../../src/core/primitive-metadata.js';
 import { compileContextReader, contextFieldOf } from '../../../src/core/policy/context-readers.js';
 import { contextShape, type PathShape } from '../../../src/core/policy/context-shape.js';
 

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { createPrimitiveMetadata, createRequestContext, primitiveMetadataSchema, requestContextSchema } from '../../../src/core/context.js';
+import { createRequestContext, requestContextSchema } from '../../../src/core/context.js';
+import { createPrimitiveMetadata, primitiveMetadataSchema } from '../../../src/core/primitive-metadata.js';
 import { checkCapabilityName, checkContextPath, clientCapabilityNames, contextShape, type PathShape } from '../../../src/core/policy/context-shape.js';
 import { contextRoots } from '../../../src/core/policy/context-scope.js';
 

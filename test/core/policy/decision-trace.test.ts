@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { createPrimitiveMetadata, createRequestContext, type PrimitiveMetadata, type RequestContextInput } from '../../../src/core/context.js';
+import { createRequestContext, type RequestContextInput } from '../../../src/core/context.js';
+import { createPrimitiveMetadata, type PrimitiveMetadata } from '../../../src/core/primitive-metadata.js';
 import { createDecisionTracer, type ClauseTrace } from '../../../src/core/policy/decision-trace.js';
 import { clientProfiles, profileContext } from '../../../src/profiles/client-profiles.js';
 

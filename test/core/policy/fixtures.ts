@@ -1,5 +1,6 @@
-import { createPrimitiveMetadata, createRequestContext, type RequestContextInput } from '../../../src/core/context.js';
-import type { PrimitiveAnnotation, PrimitiveKind } from '../../../src/core/context.js';
+import { createRequestContext, type RequestContextInput } from '../../../src/core/context.js';
+import { createPrimitiveMetadata } from '../../../src/core/primitive-metadata.js';
+import type { PrimitiveAnnotation, PrimitiveKind } from '../../../src/core/primitive-metadata.js';
 
 export function context(input: RequestContextInput = {}) {
   return createRequestContext({ request: { method: 'tools/list', endpoint: '/mcp', ...input.request }, client: input.client, auth: input.auth });

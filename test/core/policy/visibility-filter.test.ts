@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import type { PrimitiveMetadata, RequestContext } from '../../../src/core/context.js';
+import type { RequestContext } from '../../../src/core/context.js';
+import type { PrimitiveMetadata } from '../../../src/core/primitive-metadata.js';
 import { compilePolicy } from '../../../src/core/policy/compile-policy.js';
 import type { Policy } from '../../../src/core/policy/types.js';
 import { createVisibilityFilter } from '../../../src/core/policy/visibility-filter.js';
