@@ -61,8 +61,10 @@ export default defineConfig({
     // A file that must not share modules belongs in a project of its own with `isolate: true`.
     isolate: false,
     // vitest's default leaves one core to its main process (one worker on a 2-core machine), but
-    // here the main process is nearly idle and many files wait on child processes: use them all.
-    maxWorkers: Math.max(2, availableParallelism()),
+    // here the main process is nearly idle and many files wait: on child processes, on a browser,
+    // on flagd's 5 s file poll (flagd-file, replicas), on servers starting. One worker more than
+    // cores keeps every core busy while a file waits; it costs one more import of the SDKs.
+    maxWorkers: Math.max(3, availableParallelism() + 1),
     sequence: { sequencer: LongestFirstSequencer },
     reporters: ['default'],
   },
