@@ -4,10 +4,12 @@ import { BaseSequencer, type TestSpecification } from 'vitest/node';
 import { defineConfig } from 'vitest/config';
 
 /**
- * The files that take longest, longest first (wall time in a full run on a 2-core machine). Workers
- * take the next file as they free up, so a long file that starts late makes one worker finish
- * alone while the other idles; started first, the long files overlap with the many short ones
- * and both workers end together. vitest's own order (by the durations it caches, else by file
+ * The files that take longest, longest first (wall time of each file, its imports and hooks
+ * included, in a one-worker run with per-file CPU logged). Workers take the next file as they
+ * free up, so a long file that starts late makes one worker finish alone while the others idle;
+ * started first, the long files overlap with the many short ones and the workers end together.
+ * flagd-file is mostly waiting (two 5 s polls of flagd's file sync), so it starts early too and
+ * its wait overlaps with work. vitest's own order (by the durations it caches, else by file
  * size) decides among the rest and after a local run; a fresh clone, as in CI, has no cache.
  */
 const longestFirst = [
@@ -15,16 +17,22 @@ const longestFirst = [
   'test/package/pack.test.ts',
   'test/playground/playground.browser.test.ts',
   'test/docs/readme-snippets.test.ts',
-  'test/testing/check-gate-invariants.test.ts',
-  'test/properties/check-policy.test.ts',
   'test/testing/runners.test.ts',
+  'test/openfeature/flagd-file.test.ts',
+  'test/testing/check-gate-invariants.test.ts',
+  'test/proxy/supervision.test.ts',
   'test/properties/decision-cache.test.ts',
+  'test/properties/check-policy.test.ts',
+  'test/playground/playground-command.test.ts',
+  'test/properties/diff-exhaustive.test.ts',
+  'test/fleet/replicas.test.ts',
+  'test/server/scale-out.test.ts',
+  'test/hostile/requests.test.ts',
   'test/otel/serve-otel.test.ts',
+  'test/package/public-surface.test.ts',
   'test/serve/process.test.ts',
   'test/proxy/everything.test.ts',
   'test/proxy/recording-stdio.test.ts',
-  'test/package/public-surface.test.ts',
-  'test/hostile/requests.test.ts',
 ];
 
 class LongestFirstSequencer extends BaseSequencer {
@@ -53,8 +61,10 @@ export default defineConfig({
     // A file that must not share modules belongs in a project of its own with `isolate: true`.
     isolate: false,
     // vitest's default leaves one core to its main process (one worker on a 2-core machine), but
-    // here the main process is nearly idle and many files wait on child processes: use them all.
-    maxWorkers: Math.max(2, availableParallelism()),
+    // here the main process is nearly idle and many files wait: on child processes, on a browser,
+    // on flagd's 5 s file poll (flagd-file, replicas), on servers starting. One worker more than
+    // cores keeps every core busy while a file waits; it costs one more import of the SDKs.
+    maxWorkers: Math.max(3, availableParallelism() + 1),
     sequence: { sequencer: LongestFirstSequencer },
     reporters: ['default'],
   },

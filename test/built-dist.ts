@@ -16,8 +16,8 @@ const distDirectory = join(repositoryRoot, 'dist');
 /**
  * package.json's `build`, which the steps below follow (the pack test ships their output): when
  * that script changes, so must they. tsc runs with `--noCheck` (half its CPU time), because
- * `npm test`'s typecheck (`tsc -p tsconfig.json --noEmit`) already type-checks src/ under the same
- * compiler options (tsconfig.build.json extends tsconfig.json and sets only where files go), and
+ * `npm test`'s typecheck (`tsgo -p tsconfig.json --noEmit`, scripts/test.mjs) already type-checks
+ * src/ under the same compiler options (tsconfig.build.json extends tsconfig.json and sets only where files go), and
  * the emit-only errors the build could add (declarations, output paths) `--noCheck` still reports.
  */
 const buildScript = 'tsc -p tsconfig.build.json && node scripts/build-playground.mjs';
