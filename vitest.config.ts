@@ -8,19 +8,17 @@ import { defineConfig } from 'vitest/config';
  * included, in a one-worker run with per-file CPU logged). Workers take the next file as they
  * free up, so a long file that starts late makes one worker finish alone while the others idle;
  * started first, the long files overlap with the many short ones and the workers end together.
- * flagd-file is mostly waiting (two 5 s polls of flagd's file sync), so it starts early too and
- * its wait overlaps with work. vitest's own order (by the durations it caches, else by file
+ * vitest's own order (by the durations it caches, else by file
  * size) decides among the rest and after a local run; a fresh clone, as in CI, has no cache.
  */
 const longestFirst = [
   'test/testing/server-invariants.test.ts',
   'test/package/pack.test.ts',
+  'test/proxy/supervision.test.ts',
   'test/playground/playground.browser.test.ts',
   'test/docs/readme-snippets.test.ts',
   'test/testing/runners.test.ts',
-  'test/openfeature/flagd-file.test.ts',
   'test/testing/check-gate-invariants.test.ts',
-  'test/proxy/supervision.test.ts',
   'test/properties/decision-cache.test.ts',
   'test/properties/check-policy.test.ts',
   'test/playground/playground-command.test.ts',

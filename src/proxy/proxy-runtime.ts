@@ -72,6 +72,8 @@ export interface ProxyHttpSettings {
   readonly bearer?: BearerVerifier | undefined;
   /** --upstream-ping: how often a session with requests waiting pings its upstream session (off when undefined). */
   readonly upstreamPingMs?: number | undefined;
+  /** How long a ping of the upstream may go unanswered before its session is taken as gone (default 5 s; tests shorten it). */
+  readonly probeTimeoutMs?: number | undefined;
   /** A Streamable HTTP upstream: 2026-07-28 stateless requests are served when it speaks 2026-07-28 (stateless-serving.ts). */
   readonly statelessUpstream?: StatelessUpstream | undefined;
   /** The upstream speaks only 2026-07-28 (UpstreamSummary.statelessOnly): every request is served statelessly, none opens a session. */
@@ -99,7 +101,7 @@ export async function serveProxyHttp(
   // Hook: 2026-07-28 stateless requests, beside the 2025-era sessions on the same listener.
   const stateless = await statelessServingFor(wire, settings.statelessUpstream, onError, settings.statelessOnly === true);
   const host = await startHttpHost({
-    createServer: () => createProxySession({ wire, openUpstream, onError, supervisor, upstreamPingMs: settings.upstreamPingMs }),
+    createServer: () => createProxySession({ wire, openUpstream, onError, supervisor, upstreamPingMs: settings.upstreamPingMs, probeTimeoutMs: settings.probeTimeoutMs }),
     // The wire gate attaches to each session's upstream when its initialize arrives.
     gate: { install() {} },
     port: settings.port,

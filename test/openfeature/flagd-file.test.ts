@@ -1,6 +1,9 @@
 // The real flagd path: @openfeature/flagd-provider in in-process mode reading an offline flag file
 // with flagd's own file sync (fs.watchFile, which polls about every 5 s) and flagd's evaluator.
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+// Node keeps one stat watcher per path, at the interval of the first watchFile on it: watching
+// the file first at 100 ms (as `mcp-gate serve --flagd-poll-interval` does, src/cli/flagd-provider.ts)
+// makes the provider's own listener see each change within 100 ms instead of 5 s.
+import { mkdtempSync, rmSync, unwatchFile, watchFile, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { FlagdProvider } from '@openfeature/flagd-provider';
@@ -17,7 +20,10 @@ const directory = mkdtempSync(join(tmpdir(), 'mcp-gate-flagd-'));
 const flagFile = join(directory, 'flags.json');
 const domain = 'mcp-gate-openfeature-flagd-file';
 
+const ignoreChange = () => undefined;
+
 afterAll(async () => {
+  unwatchFile(flagFile, ignoreChange);
   await OpenFeature.clearProviders();
   rmSync(directory, { recursive: true, force: true });
 });
@@ -30,6 +36,7 @@ function writeFlagFile(policy: unknown): void {
 describe('watchPolicyFlag with flagd in-process and an offline flag file', () => {
   it('applies the file, follows a change of it to a real SDK Client, and keeps the policy on an invalid document', { timeout: 60_000 }, async () => {
     writeFlagFile(hideBeta);
+    watchFile(flagFile, { interval: 100, persistent: false }, ignoreChange);
     await OpenFeature.setProviderAndWait(domain, new FlagdProvider({ resolverType: 'in-process', offlineFlagSourcePath: flagFile }));
     const client = OpenFeature.getClient(domain);
     expect((await readPolicyFlag(client, policyFlagKey)).revision).toBe(compilePolicy(hideBeta).revision);

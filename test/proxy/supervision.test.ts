@@ -63,7 +63,7 @@ interface RunningSupervisedProxy {
 async function startSupervisedProxy(
   openUpstream: () => Transport,
   gateOptions: Partial<WireGateOptions> = {},
-  settings: { readonly upstreamPingMs?: number } = {},
+  settings: { readonly upstreamPingMs?: number; readonly probeTimeoutMs?: number } = {},
 ): Promise<RunningSupervisedProxy> {
   const errors: string[] = [];
   const onError = (error: unknown) => void errors.push(error instanceof Error ? error.message : String(error));
@@ -186,7 +186,11 @@ describe('mcp-gate proxy with --upstream-ping when a Streamable HTTP upstream ha
 
   beforeAll(async () => {
     upstream = await startEverythingHttp();
-    proxy = await startSupervisedProxy(() => openUpstreamTransport({ kind: 'url', url: upstream.url }, { cwd: repositoryRoot }), {}, { upstreamPingMs: 300 });
+    proxy = await startSupervisedProxy(
+      () => openUpstreamTransport({ kind: 'url', url: upstream.url }, { cwd: repositoryRoot }),
+      {},
+      { upstreamPingMs: 300, probeTimeoutMs: 1_000 },
+    );
     client = await connect(proxy.url, 'hung-upstream-session');
   }, 60_000);
 
