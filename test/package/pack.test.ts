@@ -4,7 +4,7 @@
 // optional peers, then used. Each peer is linked in from the repository's node_modules only for
 // the step that needs it, so nothing is downloaded but what the npm cache lacks (--prefer-offline).
 import { execFile } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -44,11 +44,27 @@ const npx = process.platform === 'win32' ? 'npx.cmd' : 'npx';
 /** `npx mcp-gate …` in the scratch project; `--no` so npx never downloads a package, `--` so `--help` is mcp-gate's. */
 const npxMcpGate = (...args: string[]) => runProgram(npx, ['--no', '--', 'mcp-gate', ...args], project);
 
-/** The installed bin run as a shell runs it (its shebang): what `npx mcp-gate` runs once it has found it, at a third of the CPU time. */
-const mcpGate = (...args: string[]) => runProgram(join(project, 'node_modules', '.bin', process.platform === 'win32' ? 'mcp-gate.cmd' : 'mcp-gate'), args, project);
+/** One check that installed-checks.mjs makes in the scratch project. */
+type Check = { readonly resolvable: readonly string[] } | { readonly import: string; readonly export: string } | { readonly cli: readonly string[] };
+const peerNames = [sdkV1, sdkV2, '@modelcontextprotocol/node', 'fast-check'];
+/** Which of the optional peers the scratch project can resolve, as `name: yes|no` lines. */
+const resolvablePeers: Check = { resolvable: peerNames };
+/** The type of an export of one of the package's entry points, imported by name. */
+const exportOf = (specifier: string, name: string): Check => ({ import: specifier, export: name });
+/** The installed bin run with these arguments: its exit code, stdout and stderr. */
+const mcpGate = (...args: string[]): Check => ({ cli: args });
 
-/** Runs an ES module script in a fresh node in the scratch project. */
-const nodeIn = (script: string) => runProgram(process.execPath, ['--input-type=module', '-e', script], project);
+/**
+ * Makes the checks in one fresh node in the scratch project (installed-checks.mjs), one result
+ * each in order, rather than a node per check: the bin's and the package's modules load once.
+ */
+async function checkInstalled(...checks: Check[]): Promise<unknown[]> {
+  const ran = await runProgram(process.execPath, [join(project, 'installed-checks.mjs'), JSON.stringify(checks)], project);
+  expect(ran, 'installed-checks.mjs').toMatchObject({ code: 0, stderr: '' });
+  const results = JSON.parse(ran.stdout) as unknown[];
+  expect(results).toHaveLength(checks.length);
+  return results;
+}
 
 /** Makes exactly these optional peers resolvable from the scratch project, from the repository's node_modules. */
 function linkPeers(...peers: string[]): void {
@@ -59,13 +75,6 @@ function linkPeers(...peers: string[]): void {
     mkdirSync(join(project, 'node_modules', ...peer.split('/').slice(0, -1)), { recursive: true });
     symlinkSync(join(repositoryRoot, 'node_modules', peer), join(project, 'node_modules', peer), 'dir');
   }
-}
-
-/** Which of the optional peers the scratch project can resolve, as `name: yes|no` lines. */
-async function resolvablePeers(): Promise<string> {
-  const names = JSON.stringify([sdkV1, sdkV2, '@modelcontextprotocol/node', 'fast-check']);
-  const ran = await nodeIn(`for (const name of ${names}) { let found = 'yes'; try { import.meta.resolve(name) } catch { found = 'no' } console.log(name + ': ' + found) }`);
-  return ran.stdout;
 }
 
 const policy = 'node_modules/mcp-gate/policies/demo.json';
@@ -86,8 +95,16 @@ beforeAll(async () => {
   project = join(workDirectory, 'project');
   mkdirSync(project);
   writeFileSync(join(project, 'package.json'), `${JSON.stringify({ name: 'scratch', private: true, type: 'module' })}\n`);
-  const install = await runProgram(npm, ['install', '--prefer-offline', '--no-audit', '--no-fund', join(workDirectory, packed!.filename)], project, 120_000);
+  // --ignore-scripts: nothing the package or its dependencies install needs a script;
+  // --prefer-offline, not --offline: a CI cache filled by `npm ci` holds tarballs but may lack the registry's metadata.
+  const install = await runProgram(
+    npm,
+    ['install', '--prefer-offline', '--no-audit', '--no-fund', '--ignore-scripts', join(workDirectory, packed!.filename)],
+    project,
+    120_000,
+  );
   expect(install.code, install.stderr).toBe(0);
+  copyFileSync(fileURLToPath(new URL('installed-checks.mjs', import.meta.url)), join(project, 'installed-checks.mjs'));
 }, 320_000);
 
 afterAll(() => {
@@ -112,64 +129,80 @@ describe('the packed package', () => {
 
   it('runs the CLI with none of the optional peers installed, and names the package a command needs', async () => {
     linkPeers();
-    expect(await resolvablePeers()).toBe(`${sdkV1}: no\n${sdkV2}: no\n@modelcontextprotocol/node: no\nfast-check: no\n`);
+    const [help, [peers, validate, explain, explainServer, manifestServer, serve, core]] = await Promise.all([
+      npxMcpGate('--help'),
+      checkInstalled(
+        resolvablePeers,
+        mcpGate('validate', policy),
+        mcpGate('explain', '--policy', policy, '--manifest', manifest, '--client', 'cursor'),
+        mcpGate('explain', '--policy', policy, '--server', demoServer),
+        mcpGate('manifest', '--server', demoServer),
+        mcpGate('serve', '--policy', policy),
+        exportOf('mcp-gate', 'compilePolicy'),
+      ),
+    ]);
+    expect(peers).toBe(`${sdkV1}: no\n${sdkV2}: no\n@modelcontextprotocol/node: no\nfast-check: no\n`);
 
-    const help = await npxMcpGate('--help');
     expect(help.stderr).toBe('');
     expect(help.stdout).toMatch(/^Usage: mcp-gate <command> \[options\]\n/);
     expect(help.code).toBe(0);
 
-    const validate = await mcpGate('validate', policy);
     expect(validate).toMatchObject({ code: 0, stderr: '' });
-    expect(validate.stdout).toMatch(/^node_modules\/mcp-gate\/policies\/demo\.json: valid \(\d+ rules, revision [0-9a-f]{16}\)\n$/);
+    expect((validate as Ran).stdout).toMatch(/^node_modules\/mcp-gate\/policies\/demo\.json: valid \(\d+ rules, revision [0-9a-f]{16}\)\n$/);
 
-    const explain = await mcpGate('explain', '--policy', policy, '--manifest', manifest, '--client', 'cursor');
     expect(explain).toMatchObject({ code: 0, stderr: '' });
-    expect(explain.stdout).toMatch(/^\d+ of \d+ primitives visible\.$/m);
+    expect((explain as Ran).stdout).toMatch(/^\d+ of \d+ primitives visible\.$/m);
 
-    expect(await mcpGate('explain', '--policy', policy, '--server', demoServer)).toEqual({ code: 3, stdout: '', stderr: missingV1(demoServer) });
-    expect(await mcpGate('manifest', '--server', demoServer)).toEqual({ code: 3, stdout: '', stderr: missingV1(demoServer) });
-    expect(await mcpGate('serve', '--policy', policy)).toEqual({ code: 3, stdout: '', stderr: missingV1('mcp-gate serve') });
+    expect(explainServer).toEqual({ code: 3, stdout: '', stderr: missingV1(demoServer) });
+    expect(manifestServer).toEqual({ code: 3, stdout: '', stderr: missingV1(demoServer) });
+    expect(serve).toEqual({ code: 3, stdout: '', stderr: missingV1('mcp-gate serve') });
 
-    const core = await nodeIn(`const gate = await import('mcp-gate'); console.log(typeof gate.compilePolicy)`);
-    expect(core).toEqual({ code: 0, stdout: 'function\n', stderr: '' });
+    expect(core).toBe('function');
   }, 240_000);
 
   it('runs the CLI and imports mcp-gate/server with only the v2 SDK installed', async () => {
     linkPeers(sdkV2, '@modelcontextprotocol/node');
-    expect(await resolvablePeers()).toBe(`${sdkV1}: no\n${sdkV2}: yes\n@modelcontextprotocol/node: yes\nfast-check: no\n`);
+    const [peers, server, validate, explainServer, serveHelp, serve] = await checkInstalled(
+      resolvablePeers,
+      exportOf('mcp-gate/server', 'createGate'),
+      mcpGate('validate', policy),
+      mcpGate('explain', '--policy', policy, '--server', demoServer),
+      mcpGate('serve', '--help'),
+      mcpGate('serve', '--policy', policy, '--port', '0'),
+    );
+    expect(peers).toBe(`${sdkV1}: no\n${sdkV2}: yes\n@modelcontextprotocol/node: yes\nfast-check: no\n`);
 
-    const server = await nodeIn(`const gate = await import('mcp-gate/server'); console.log(typeof gate.createGate)`);
-    expect(server).toEqual({ code: 0, stdout: 'function\n', stderr: '' });
+    expect(server).toBe('function');
 
-    expect(await mcpGate('validate', policy)).toMatchObject({ code: 0, stderr: '' });
-    expect(await mcpGate('explain', '--policy', policy, '--server', demoServer)).toEqual({ code: 3, stdout: '', stderr: missingV1(demoServer) });
+    expect(validate).toMatchObject({ code: 0, stderr: '' });
+    expect(explainServer).toEqual({ code: 3, stdout: '', stderr: missingV1(demoServer) });
     // serve's help needs no SDK; serving does, and says which one to install.
-    const serveHelp = await mcpGate('serve', '--help');
     expect(serveHelp).toMatchObject({ code: 0, stderr: '' });
-    expect(serveHelp.stdout).toMatch(/^Usage: mcp-gate serve /);
-    expect(await mcpGate('serve', '--policy', policy, '--port', '0')).toEqual({ code: 3, stdout: '', stderr: missingV1('mcp-gate serve') });
+    expect((serveHelp as Ran).stdout).toMatch(/^Usage: mcp-gate serve /);
+    expect(serve).toEqual({ code: 3, stdout: '', stderr: missingV1('mcp-gate serve') });
   }, 240_000);
 
   it('imports mcp-gate/sdk and reads a server module with only the v1 SDK installed', async () => {
     linkPeers(sdkV1);
-    expect(await resolvablePeers()).toBe(`${sdkV1}: yes\n${sdkV2}: no\n@modelcontextprotocol/node: no\nfast-check: no\n`);
+    const [peers, sdk, explain, serveHelp] = await checkInstalled(
+      resolvablePeers,
+      exportOf('mcp-gate/sdk', 'createGate'),
+      mcpGate('explain', '--policy', policy, '--server', demoServer, '--client', 'cursor'),
+      mcpGate('serve', '--help'),
+    );
+    expect(peers).toBe(`${sdkV1}: yes\n${sdkV2}: no\n@modelcontextprotocol/node: no\nfast-check: no\n`);
 
-    const sdk = await nodeIn(`const gate = await import('mcp-gate/sdk'); console.log(typeof gate.createGate)`);
-    expect(sdk).toEqual({ code: 0, stdout: 'function\n', stderr: '' });
+    expect(sdk).toBe('function');
 
-    const explain = await mcpGate('explain', '--policy', policy, '--server', demoServer, '--client', 'cursor');
     expect(explain).toMatchObject({ code: 0, stderr: '' });
-    expect(explain.stdout).toMatch(/^\d+ of 13 primitives visible\.$/m);
+    expect((explain as Ran).stdout).toMatch(/^\d+ of 13 primitives visible\.$/m);
 
-    const serveHelp = await mcpGate('serve', '--help');
     expect(serveHelp).toMatchObject({ code: 0, stderr: '' });
-    expect(serveHelp.stdout).toMatch(/^Usage: mcp-gate serve /);
+    expect((serveHelp as Ran).stdout).toMatch(/^Usage: mcp-gate serve /);
   }, 240_000);
 
   it('imports mcp-gate/testing with fast-check installed', async () => {
     linkPeers('fast-check');
-    const testing = await nodeIn(`const kit = await import('mcp-gate/testing'); console.log(typeof kit.checkGateInvariants)`);
-    expect(testing).toEqual({ code: 0, stdout: 'function\n', stderr: '' });
+    expect(await checkInstalled(exportOf('mcp-gate/testing', 'checkGateInvariants'))).toEqual(['function']);
   }, 120_000);
 });
