@@ -1,10 +1,11 @@
 import type { PrimitiveKind } from '../core/primitive-metadata.js';
 import { joinPath, PolicyOptionError } from '../core/errors.js';
-import { assertCatalogValid, buildCatalog, type Catalog, type PrimitiveSource } from './catalog.js';
+import { assertCatalogValid, type Catalog, type PrimitiveSource } from './catalog.js';
 import type { GateSettings } from './gate-options.js';
 import type { ListKind } from './list-changes.js';
 import { describePrimitive, gateMetaKey, parseRegisteredAnnotation, readGateMeta } from './metadata.js';
 import { missingRegistryField } from './registry-reader.js';
+import { SharedCatalogs } from './shared-catalogs.js';
 
 /*
  * McpServer 1.32 and 2.4 share the members wrapped here (register*, send*ListChanged, the
@@ -27,6 +28,7 @@ export type RegistrationObserver = (kind: PrimitiveKind, key: string, meta: unkn
 export class RegistryTracker {
   readonly #readSources: () => Iterable<PrimitiveSource>;
   readonly #settings: GateSettings;
+  readonly #catalogs: SharedCatalogs;
   #version = 0;
   #catalog: Catalog | undefined;
   /** Messages of the invalid annotations the current catalog hides, each reported once when it appeared. */
@@ -36,6 +38,7 @@ export class RegistryTracker {
   constructor(readSources: () => Iterable<PrimitiveSource>, settings: GateSettings) {
     this.#readSources = readSources;
     this.#settings = settings;
+    this.#catalogs = sharedCatalogsOf(settings);
     assertCatalogValid(this.catalog());
   }
 
@@ -79,11 +82,7 @@ export class RegistryTracker {
     const current = this.#catalog;
     if (current && current.version === this.#version) return current;
     const settings = this.#settings;
-    const catalog = buildCatalog(this.#readSources(), {
-      version: this.#version,
-      annotations: settings.annotations,
-      versionSeparator: settings.versionSeparator,
-    });
+    const catalog = this.#catalogs.catalog(this.#readSources(), this.#version);
     // Errors thrown at install time are not news; a later one is reported when it appears, not
     // again on every rebuild while it lasts (the entry stays hidden all that time).
     const errorMessages = new Set(catalog.errors.map((error) => error.message));
@@ -92,6 +91,15 @@ export class RegistryTracker {
     this.#catalog = catalog;
     return catalog;
   }
+}
+
+// One gate's settings are fixed and shared by all its installations, so they key its shared catalogs.
+const sharedCatalogsBySettings = new WeakMap<GateSettings, SharedCatalogs>();
+
+function sharedCatalogsOf(settings: GateSettings): SharedCatalogs {
+  let catalogs = sharedCatalogsBySettings.get(settings);
+  if (catalogs === undefined) sharedCatalogsBySettings.set(settings, (catalogs = new SharedCatalogs(settings)));
+  return catalogs;
 }
 
 /** Every method that names or lists a primitive; anything else passes through untouched. */

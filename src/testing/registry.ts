@@ -70,21 +70,38 @@ export function readRegistry(server: AnyMcpServer): RegisteredPrimitive[] {
   return primitives;
 }
 
-/** What "the registry is unchanged" compares: keys in order, each entry's identity and data. */
+/** What "the registry is unchanged" compares: keys in order, each entry's identity, fields and data. */
 export interface RegistryFingerprint {
-  readonly entries: ReadonlyMap<string, { readonly ref: object; readonly fields: ReadonlyMap<string, unknown>; readonly data: string }>;
+  readonly entries: ReadonlyMap<string, EntryFingerprint>;
+}
+
+interface EntryFingerprint {
+  readonly ref: object;
+  /** The entry's own fields in order, values by identity. */
+  readonly fields: readonly (readonly [string, unknown])[];
+  /** JSON of the plain data its object-valued fields reach: what can change in place. */
+  readonly data: string;
 }
 
 export function fingerprintRegistry(server: AnyMcpServer): RegistryFingerprint {
   const registries = registriesOf(server);
-  const entries = new Map<string, { ref: object; fields: Map<string, unknown>; data: string }>();
+  const entries = new Map<string, EntryFingerprint>();
   for (const field of registryFields) {
     for (const [key, entry] of Object.entries(registries[field] as Record<string, object>)) {
-      const fields = new Map(Object.entries(entry));
-      entries.set(`${field}[${JSON.stringify(key)}]`, { ref: entry, fields, data: dataOf(entry) });
+      const fields = ownFields(entry as Record<string, unknown>);
+      entries.set(`${field}[${JSON.stringify(key)}]`, { ref: entry, fields, data: dataOf(fields) });
     }
   }
   return { entries };
+}
+
+/**
+ * The entry's own enumerable fields and their values, as Object.entries reads them. Not
+ * Object.entries itself: on an entry with an accessor (2.4's tools have `outputSchemaJson`) V8
+ * takes its slow path there, about 5x the cost of reading the keys and then each value.
+ */
+function ownFields(entry: Record<string, unknown>): [string, unknown][] {
+  return Object.keys(entry).map((name) => [name, entry[name]]);
 }
 
 /** Differences between two fingerprints of one server, one line each (empty when unchanged). */
@@ -97,25 +114,49 @@ export function diffRegistry(before: RegistryFingerprint, after: RegistryFingerp
     const now = after.entries.get(key);
     if (!now) continue;
     if (now.ref !== was.ref) differences.push(`${key} was replaced by another object`);
-    for (const [name, value] of was.fields) {
-      if (now.fields.get(name) !== value) differences.push(`${key}.${name} changed`);
-    }
-    for (const name of now.fields.keys()) if (!was.fields.has(name)) differences.push(`${key}.${name} was added`);
+    if (!sameFields(was.fields, now.fields)) differences.push(...fieldDifferences(key, was.fields, now.fields));
     if (now.data !== was.data) differences.push(`${key}: its data (e.g. _meta, enabled, metadata) changed in place`);
   }
   return differences;
 }
 
-/** JSON of the plain data reachable from an entry (functions and schemas left out), bounded. */
-function dataOf(entry: object): string {
+/** The common case, checked without building maps: the same names holding the same values, in the same order. */
+function sameFields(was: EntryFingerprint['fields'], now: EntryFingerprint['fields']): boolean {
+  if (was.length !== now.length) return false;
+  return was.every(([name, value], index) => now[index]![0] === name && now[index]![1] === value);
+}
+
+function fieldDifferences(key: string, was: EntryFingerprint['fields'], now: EntryFingerprint['fields']): string[] {
+  const differences: string[] = [];
+  const nowFields = new Map(now);
+  const wasNames = new Set(was.map(([name]) => name));
+  for (const [name, value] of was) if (nowFields.get(name) !== value) differences.push(`${key}.${name} changed`);
+  for (const name of nowFields.keys()) if (!wasNames.has(name)) differences.push(`${key}.${name} was added`);
+  return differences;
+}
+
+// Schemas are left out of an entry's data: they are the SDK's objects, not the registration's data.
+const schemaFields = new Set(['inputSchema', 'outputSchema', 'argsSchema']);
+
+/**
+ * JSON of the plain data reachable from an entry's object-valued fields (functions and schemas
+ * left out), bounded. Fields holding a primitive are left out too: such a value cannot change in
+ * place, and a new one is a changed field (`sameFields`).
+ */
+function dataOf(fields: EntryFingerprint['fields']): string {
   const seen = new Set<unknown>();
   let budget = 10_000;
-  return JSON.stringify(entry, (key, value: unknown) => {
-    if (--budget < 0 || typeof value === 'function' || key === 'inputSchema' || key === 'outputSchema' || key === 'argsSchema') return undefined;
+  const replacer = (key: string, value: unknown) => {
+    if (--budget < 0 || typeof value === 'function' || schemaFields.has(key)) return undefined;
     if (value !== null && typeof value === 'object') {
       if (seen.has(value)) return '[seen]';
       seen.add(value);
     }
     return value;
-  });
+  };
+  const parts: string[] = [];
+  for (const [name, value] of fields) {
+    if (value !== null && typeof value === 'object' && !schemaFields.has(name)) parts.push(`${JSON.stringify(name)}:${JSON.stringify(value, replacer)}`);
+  }
+  return parts.join(',');
 }
