@@ -30,6 +30,8 @@ export class FlagRequests<Extra> {
 
   /** The request begun for this `extra` with its flags resolved, while its handler runs. */
   resolvedFor(extra: Extra): GatedRequest | undefined {
+    // Without a flag client nothing is ever resolved here: no lookup on every request's way.
+    if (this.#resolver === undefined) return undefined;
     return typeof extra === 'object' && extra !== null ? this.#resolved.get(extra) : undefined;
   }
 
