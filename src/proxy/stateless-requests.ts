@@ -22,11 +22,14 @@ export interface StatelessRequestOptions {
 /** The largest request body read (the SDKs' own limit for a JSON-RPC POST). */
 const maxBodyBytes = 4 * 1024 * 1024;
 
+const revision = /^\d{4}-\d{2}-\d{2}$/;
+
 /** What http-host.ts asks before it routes a request to a session: a 2026-07-28 (or later) request without a session id. */
 export function isStatelessRequest(request: IncomingMessage): boolean {
   const version = request.headers['mcp-protocol-version'];
-  // Revisions are dates, so later ones sort after it as strings.
-  return typeof version === 'string' && version >= statelessProtocolVersion && request.headers['mcp-session-id'] === undefined;
+  // Revisions are dates, so later ones sort after it as strings; anything else ("9", "latest") is no
+  // revision at all and goes where a 2025-era server would answer it.
+  return typeof version === 'string' && revision.test(version) && version >= statelessProtocolVersion && request.headers['mcp-session-id'] === undefined;
 }
 
 /** Answers one stateless request (http-host.ts has checked its Host header and verified its token). */
