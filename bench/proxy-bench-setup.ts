@@ -40,6 +40,15 @@ export function writeBenchPolicyFiles(): { readonly policyPath: string; readonly
   return { policyPath, overlayPath };
 }
 
+/** node arguments of `mcp-gate proxy` (from source) on a free port with the bench policy and overlay, in front of `upstream` (`--upstream-cmd …` or `--upstream-url …`). */
+export function benchProxyArgs(
+  files: { readonly policyPath: string; readonly overlayPath: string },
+  upstream: readonly string[],
+  nodeOptions: readonly string[] = [],
+): string[] {
+  return [...nodeOptions, '--import', tsxLoader, 'src/cli/main.ts', 'proxy', '--port', '0', '--policy', files.policyPath, '--overlay', files.overlayPath, ...upstream];
+}
+
 /** Starts node processes with stderr kept; `killAll` ends every one started. */
 export function createChildren(): { start(args: readonly string[], cwd?: string): Child; killAll(): void } {
   const children: ChildProcess[] = [];

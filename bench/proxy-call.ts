@@ -17,12 +17,12 @@ import { compileOverlay } from '../src/wire/overlay.js';
 import { envInt } from './process-env.js';
 import { measureProxyMemory } from './proxy-memory.js';
 import {
+  benchProxyArgs,
   createChildren,
   listeningUrl,
   proxyBenchClientName,
   proxyBenchOverlay,
   proxyBenchPolicy,
-  tsxLoader,
   until,
   upstreamArgs,
   startMcpProxy,
@@ -158,35 +158,9 @@ try {
   const upstreamHttp = startChild([...upstreamArgs, 'http']);
   const directUrl = await listeningUrl(upstreamHttp, 'the HTTP upstream');
   // One at a time: each proxy's startup check spawns an upstream, which a loaded machine starts slowly.
-  const gate = startChild([
-    '--import',
-    tsxLoader,
-    'src/cli/main.ts',
-    'proxy',
-    '--port',
-    '0',
-    '--policy',
-    policyPath,
-    '--overlay',
-    overlayPath,
-    '--upstream-cmd',
-    upstreamCommand,
-  ]);
+  const gate = startChild(benchProxyArgs({ policyPath, overlayPath }, ['--upstream-cmd', upstreamCommand]));
   const gateUrl = await listeningUrl(gate, 'mcp-gate proxy');
-  const gateUrlMode = startChild([
-    '--import',
-    tsxLoader,
-    'src/cli/main.ts',
-    'proxy',
-    '--port',
-    '0',
-    '--policy',
-    policyPath,
-    '--overlay',
-    overlayPath,
-    '--upstream-url',
-    directUrl.href,
-  ]);
+  const gateUrlMode = startChild(benchProxyArgs({ policyPath, overlayPath }, ['--upstream-url', directUrl.href]));
   const gateUrlModeUrl = await listeningUrl(gateUrlMode, 'mcp-gate proxy --upstream-url');
   const { url: mcpProxyUrl } = await startMcpProxy(children);
   const targets = [

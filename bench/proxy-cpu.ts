@@ -11,7 +11,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { envInt } from './process-env.js';
-import { createChildren, listeningUrl, proxyBenchClientName, startMcpProxy, tsxLoader, upstreamArgs, writeBenchPolicyFiles } from './proxy-bench-setup.js';
+import { benchProxyArgs, createChildren, listeningUrl, proxyBenchClientName, startMcpProxy, upstreamArgs, writeBenchPolicyFiles } from './proxy-bench-setup.js';
 import { closeAgent, openSession, post } from './raw-mcp.js';
 
 const calls = envInt('CALLS', 2000);
@@ -61,20 +61,7 @@ async function callMany(target: Target, count: number): Promise<void> {
   }
 }
 
-const proxyArgs = (upstream: string[]) => [
-  ...(profileDir === undefined ? [] : ['--cpu-prof', '--cpu-prof-dir', profileDir]),
-  '--import',
-  tsxLoader,
-  'src/cli/main.ts',
-  'proxy',
-  '--port',
-  '0',
-  '--policy',
-  policyPath,
-  '--overlay',
-  overlayPath,
-  ...upstream,
-];
+const proxyArgs = (upstream: string[]) => benchProxyArgs({ policyPath, overlayPath }, upstream, profileDir === undefined ? [] : ['--cpu-prof', '--cpu-prof-dir', profileDir]);
 
 try {
   console.log(
