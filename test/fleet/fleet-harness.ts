@@ -5,6 +5,7 @@ import { rename, writeFile } from 'node:fs/promises';
 import { Agent, createServer, request, type IncomingMessage, type ServerResponse } from 'node:http';
 import { FlagdProvider } from '@openfeature/flagd-provider';
 import { OpenFeature } from '@openfeature/server-sdk';
+import { listeningUrlIn, waitFor } from '../serve/harness.js';
 import { compilePolicy } from '../../src/core/policy/compile-policy.js';
 
 /** The flag holding the policy, and a flagd flag whose buckets the policy shares. */
@@ -75,21 +76,16 @@ export async function startReplica(bin: string, args: readonly string[], cwd: st
   let stderr = '';
   child.stderr!.setEncoding('utf8').on('data', (text: string) => (stderr += text));
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
-  const url = await new Promise<URL>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`serve did not listen within 90 s:\n${stderr}`)), 90_000);
-    const check = () => {
-      const match = /listening on (http:\/\/127\.0\.0\.1:\d+\/mcp)/.exec(stderr);
-      if (match) {
-        clearTimeout(timer);
-        resolve(new URL(match[1]!));
-      }
-    };
-    child.stderr!.on('data', check);
-    void exited.then((code) => {
-      clearTimeout(timer);
-      reject(new Error(`serve exited ${code} before listening:\n${stderr}`));
-    });
-  });
+  let ended = false;
+  void exited.then(() => (ended = true));
+  const url = await waitFor(
+    'serve to listen',
+    () => {
+      if (ended) throw new Error(`serve exited ${child.exitCode} before listening:\n${stderr}`);
+      return listeningUrlIn(stderr);
+    },
+    90_000,
+  );
   return {
     url,
     stderr: () => stderr,

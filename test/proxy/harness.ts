@@ -1,9 +1,7 @@
-import { readFile } from 'node:fs/promises';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { ResultSchema, type JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
-import { run } from '../../src/cli/run.js';
-import { repositoryRoot, waitFor } from '../serve/harness.js';
+import { repositoryRoot, startListening } from '../serve/harness.js';
 
 export { connectClient, repositoryRoot, waitFor } from '../serve/harness.js';
 
@@ -18,35 +16,8 @@ export interface RunningProxy {
 }
 
 /** `mcp-gate proxy …` through `run` on a free port; resolves once it listens (the startup check can take a while on a loaded machine). */
-export async function startProxy(argv: readonly string[]): Promise<RunningProxy> {
-  const err: string[] = [];
-  const controller = new AbortController();
-  const finished = run(['proxy', '--port', '0', ...argv], {
-    cwd: repositoryRoot,
-    stdout: () => undefined,
-    stderr: (text) => err.push(text),
-    readFile: (path) => readFile(path, 'utf8'),
-    signal: controller.signal,
-  });
-  let code: number | undefined;
-  void finished.then((value) => (code = value));
-  const url = await waitFor(
-    '"listening on" on stderr',
-    () => {
-      if (code !== undefined) throw new Error(`proxy exited ${code} before listening:\n${err.join('')}`);
-      const match = /listening on (http:\/\/127\.0\.0\.1:\d+\/mcp)/.exec(err.join(''));
-      return match ? new URL(match[1]!) : undefined;
-    },
-    30_000,
-  );
-  return {
-    url,
-    stderr: () => err.join(''),
-    async stop() {
-      controller.abort();
-      return finished;
-    },
-  };
+export function startProxy(argv: readonly string[]): Promise<RunningProxy> {
+  return startListening('proxy', argv, repositoryRoot, 30_000);
 }
 
 /**

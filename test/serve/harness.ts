@@ -27,12 +27,23 @@ export interface RunningServe {
   stop(): Promise<number>;
 }
 
+/** The URL `serve` or `proxy` prints once it listens, from its stderr so far. */
+export function listeningUrlIn(stderr: string): URL | undefined {
+  const match = /listening on (http:\/\/127\.0\.0\.1:\d+\/mcp)/.exec(stderr);
+  return match ? new URL(match[1]!) : undefined;
+}
+
 /** `mcp-gate serve …` through `run`, with an abort signal standing in for SIGINT; resolves once listening. */
-export async function startServe(argv: readonly string[], cwd = repositoryRoot): Promise<RunningServe> {
+export function startServe(argv: readonly string[], cwd = repositoryRoot): Promise<RunningServe> {
+  return startListening('serve', argv, cwd);
+}
+
+/** `mcp-gate <command> --port 0 …` (serve or proxy) through `run`; resolves once it listens, within `timeoutMs`. */
+export async function startListening(command: 'serve' | 'proxy', argv: readonly string[], cwd: string, timeoutMs = 5_000): Promise<RunningServe> {
   const out: string[] = [];
   const err: string[] = [];
   const controller = new AbortController();
-  const finished = run(['serve', '--port', '0', ...argv], {
+  const finished = run([command, '--port', '0', ...argv], {
     cwd,
     stdout: (text) => out.push(text),
     stderr: (text) => err.push(text),
@@ -41,11 +52,14 @@ export async function startServe(argv: readonly string[], cwd = repositoryRoot):
   });
   let code: number | undefined;
   void finished.then((value) => (code = value));
-  const url = await waitFor('"listening on" on stderr', () => {
-    if (code !== undefined) throw new Error(`serve exited ${code} before listening:\n${err.join('')}`);
-    const match = /listening on (http:\/\/127\.0\.0\.1:\d+\/mcp)/.exec(err.join(''));
-    return match ? new URL(match[1]!) : undefined;
-  });
+  const url = await waitFor(
+    '"listening on" on stderr',
+    () => {
+      if (code !== undefined) throw new Error(`${command} exited ${code} before listening:\n${err.join('')}`);
+      return listeningUrlIn(err.join(''));
+    },
+    timeoutMs,
+  );
   return {
     url,
     stderr: () => err.join(''),
