@@ -5,6 +5,7 @@ import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import type { BearerVerifier } from './bearer-auth.js';
 import { bearerChallenge, callerOf, protectedResourceMetadata, protectedResourceOf, resourceMetadataPrefix, resourceMetadataUrl, TokenRejection } from './bearer-challenge.js';
+import { readJsonBody } from './request-body.js';
 import { defaultMaxSessions, defaultSessionIdleTimeoutMs } from './session-limits.js';
 
 /** What the host serves a session with: an McpServer, or any SDK Protocol peer (the proxy's low-level Server). */
@@ -198,11 +199,11 @@ export async function startHttpHost<S extends HostedServer = McpServer>(options:
         return;
       }
       touch(sessionId, session);
-      return session.transport.handleRequest(request, response);
+      return session.transport.handleRequest(request, response, await readJsonBody(request));
     }
     const transport = await connectNew(caller);
     if (options.stateless) response.on('close', () => void transport.close());
-    await transport.handleRequest(request, response);
+    await transport.handleRequest(request, response, await readJsonBody(request));
     // Without a session id only an initialize opens a session; anything else was answered with an
     // error, and the server built for it must not stay connected.
     if (!options.stateless && transport.sessionId === undefined) await transport.close();
