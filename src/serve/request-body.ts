@@ -11,7 +11,7 @@ const jsonMediaType = /^application\/json\s*(;|$)/i;
 /**
  * Reads a POST's JSON body with Node's own streams and parses it, for the SDK transport's
  * `parsedBody`: otherwise the transport reads it through a web `Request` built from the Node
- * request, a `ReadableStream` and a `TextDecoder` — a third of the proxy's CPU per tools/call
+ * request, a `ReadableStream` and a `TextDecoder` — about 13% of the proxy's busy time per tools/call
  * (bench/proxy-cpu.ts). Only what the SDK would parse is read here; everything else keeps the
  * SDK's own answer, byte for byte: a declared length over the bound, another media type, and a
  * body that does not parse (it gets the bytes read as `rawBody` and answers as if it had read
