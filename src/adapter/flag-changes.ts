@@ -98,7 +98,14 @@ export function followFlagChanges(runtime: GateRuntime): FlagChangeFollowing {
   };
 }
 
-/** One pass: every open session whose policy reads a changed flag, at once. */
+/**
+ * Sessions whose flags a pass resolves at the same time. A remote provider (flagd over gRPC, a
+ * flag service over HTTP) would otherwise get one evaluation per open session in the same
+ * instant — a thousand sessions, a thousand requests — on every change.
+ */
+export const flagResolutionsAtOnce = 16;
+
+/** One pass: every open session whose policy reads a changed flag, `flagResolutionsAtOnce` at a time. */
 async function followChange(runtime: GateRuntime, changed: ReadonlySet<string> | 'all'): Promise<void> {
   const view = runtime.currentView();
   const declared = view.policy.flags;
@@ -106,9 +113,16 @@ async function followChange(runtime: GateRuntime, changed: ReadonlySet<string> |
   if (resolver === undefined || declared === undefined) return;
   const read = Object.keys(declared);
   if (read.length === 0 || (changed !== 'all' && !read.some((key) => changed.has(key)))) return;
-  const sessions: Promise<void>[] = [];
-  for (const [session, kept] of runtime.sessions.open()) sessions.push(followSession(runtime, resolver, declared, session, kept));
-  await Promise.all(sessions);
+  const sessions = [...runtime.sessions.open()];
+  let next = 0;
+  const worker = async () => {
+    while (next < sessions.length) {
+      const [session, kept] = sessions[next++]!;
+      // One session that fails must not stop the sessions after it in this worker.
+      await followSession(runtime, resolver, declared, session, kept).catch((error: unknown) => runtime.settings.reportError(asError(error)));
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(flagResolutionsAtOnce, sessions.length) }, worker));
 }
 
 const everyList: readonly ListKind[] = ['tools', 'prompts', 'resources'];
