@@ -3,7 +3,8 @@
 // JSON list of checks as its argument and prints their results as one JSON array. A CLI check
 // imports the installed bin's own module (node_modules/.bin/mcp-gate, resolved through its link)
 // with that check's argv, and records the exit code and output it leaves, as a spawned bin would;
-// a command that left a handle open keeps this process from exiting, which the test's timeout catches.
+// a command that leaves a handle open (a server, a timer, a child) is named on stderr, which the
+// test expects empty, and this process then exits instead of hanging until the test's timeout.
 import { realpathSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -34,6 +35,8 @@ async function exportType(specifier, name) {
 
 const bin = pathToFileURL(realpathSync(join(process.cwd(), 'node_modules', '.bin', 'mcp-gate'))).href;
 let cliRuns = 0;
+/** Every command checked returns well within this (the test's own timeout, 90 s, is for the whole run). */
+const commandTimeoutMs = 30_000;
 
 /** `mcp-gate …args` as the bin runs it: its module evaluated afresh with this argv, its output and exit code caught. */
 async function cli(args) {
@@ -49,7 +52,16 @@ async function cli(args) {
   process.argv = [process.execPath, bin, ...args];
   process.exitCode = undefined;
   try {
-    await import(`${bin}?run=${++cliRuns}`); // a new query string evaluates the bin's module again
+    // A new query string evaluates the bin's module again. A command that never returns is named
+    // (on the real stderr, which the test expects empty) and this process exits.
+    let waiting;
+    const stuck = new Promise((resolve) => (waiting = setTimeout(resolve, commandTimeoutMs, 'stuck')));
+    const ran = await Promise.race([import(`${bin}?run=${++cliRuns}`), stuck]);
+    clearTimeout(waiting);
+    if (ran === 'stuck') {
+      writers.stderr.call(process.stderr, `installed-checks.mjs: mcp-gate ${args.join(' ')} did not return within ${commandTimeoutMs} ms\n`);
+      process.exit(0);
+    }
     return { code: process.exitCode ?? 0, ...output };
   } catch (error) {
     // What node does when the bin's module throws: exit code 1, the error on stderr.
@@ -62,11 +74,41 @@ async function cli(args) {
   }
 }
 
+/** What keeps the event loop alive now, by kind (`TCPServerWrap`, `Timeout`, `ProcessWrap`, …) with counts. */
+function activeResources() {
+  const counts = new Map();
+  for (const kind of process.getActiveResourcesInfo()) counts.set(kind, (counts.get(kind) ?? 0) + 1);
+  return counts;
+}
+
+/** The kinds of resource more numerous than in `before`, once they had 2 s to close (a child's exit, a socket's end). */
+async function leftOpenSince(before) {
+  let extra = [];
+  for (let round = 0; round < 40; round++) {
+    extra = [...activeResources()].filter(([kind, count]) => count > (before.get(kind) ?? 0)).map(([kind]) => kind);
+    if (extra.length === 0) return extra;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  return extra;
+}
+
+// process.stdin, stdout and stderr open their pipes when first used (the bin reads them lazily): before any count is taken.
+for (const stream of [process.stdin, process.stdout, process.stderr]) void stream.fd;
 const results = [];
+let leftOpen = false;
 for (const check of JSON.parse(process.argv[2])) {
   if (check.resolvable) results.push(resolvable(check.resolvable));
   else if (check.import) results.push(await exportType(check.import, check.export));
-  else if (check.cli) results.push(await cli(check.cli));
-  else throw new Error(`installed-checks.mjs: unknown check ${JSON.stringify(check)}`);
+  else if (check.cli) {
+    const before = activeResources();
+    results.push(await cli(check.cli));
+    const extra = await leftOpenSince(before);
+    if (extra.length > 0) {
+      leftOpen = true;
+      process.stderr.write(`installed-checks.mjs: mcp-gate ${check.cli.join(' ')} returned with ${extra.join(', ')} still open\n`);
+    }
+  } else throw new Error(`installed-checks.mjs: unknown check ${JSON.stringify(check)}`);
 }
 process.stdout.write(`${JSON.stringify(results)}\n`);
+// Whatever a command left open would keep this process alive: its name is on stderr already.
+if (leftOpen) process.exit(0);
