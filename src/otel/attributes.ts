@@ -1,6 +1,7 @@
 import type { Attributes } from '@opentelemetry/api';
 import type { PrimitiveKind } from '../core/primitive-metadata.js';
 import type { DecisionEvent } from '../adapter/decision-events.js';
+import type { DecisionFlags } from '../adapter/decision-flags.js';
 import { metadataKey } from '../adapter/metadata.js';
 
 // Names from the OpenTelemetry semantic conventions: feature flags (feature_flag.*, the
@@ -84,6 +85,8 @@ export function evaluationAttributes(event: DecisionEvent, primitive: NonNullabl
   };
   const ruleId = event.ruleId;
   if (ruleId !== undefined) attributes['mcp_gate.rule.id'] = ruleId;
+  const flags = event.flags;
+  if (flags !== undefined) addFlagAttributes(attributes, flags);
   // The conventions require error.type when the reason is error; OpenFeature's code for "other".
   if (reason === 'error') attributes['error.type'] = 'general';
   return attributes;
@@ -92,4 +95,18 @@ export function evaluationAttributes(event: DecisionEvent, primitive: NonNullabl
 /** `visible` when the request got the primitive, else `hidden`. */
 export function variantOf(event: DecisionEvent): DecisionVariant {
   return event.allowed ? 'visible' : 'hidden';
+}
+
+/**
+ * The feature flags the decision read (a policy's `"flags"`): `mcp_gate.flag.<key>` for each value
+ * it decided on — a list or an object as JSON, which attributes cannot hold — and
+ * `mcp_gate.flag.fallbacks` naming those that held their declared default because resolving
+ * them failed. A rule that hid a tool because a flag was off says which flag, and whether the
+ * provider said so or was not reached.
+ */
+function addFlagAttributes(attributes: Attributes, flags: DecisionFlags): void {
+  for (const [key, value] of Object.entries(flags.values)) {
+    attributes[`mcp_gate.flag.${key}`] = typeof value === 'object' ? JSON.stringify(value) : value;
+  }
+  if (flags.fallbacks.length > 0) attributes['mcp_gate.flag.fallbacks'] = flags.fallbacks.map((fallback) => fallback.key);
 }
