@@ -5,6 +5,7 @@ import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import type { BearerVerifier } from './bearer-auth.js';
 import { bearerChallenge, callerOf, protectedResourceMetadata, protectedResourceOf, resourceMetadataPrefix, resourceMetadataUrl, TokenRejection } from './bearer-challenge.js';
+import { holdHeadersForFirstEvent } from './deferred-headers.js';
 import { readJsonBody } from './request-body.js';
 import { defaultMaxSessions, defaultSessionIdleTimeoutMs } from './session-limits.js';
 
@@ -199,6 +200,7 @@ export async function startHttpHost<S extends HostedServer = McpServer>(options:
         return;
       }
       touch(sessionId, session);
+      if (request.method === 'POST') holdHeadersForFirstEvent(response);
       return session.transport.handleRequest(request, response, await readJsonBody(request));
     }
     const transport = await connectNew(caller);
