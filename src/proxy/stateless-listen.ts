@@ -1,0 +1,272 @@
+// `subscriptions/listen` through `mcp-gate proxy` (2026-07-28): the listen request is opened
+// upstream, and its change stream is relayed to the downstream listener only as far as the
+// listener's own context (its envelope, headers, endpoint and token) may see:
+//  - resources/updated only for a URI it subscribed to that it may read now;
+//  - <list>/list_changed only when its filtered view of that list changed, whether the upstream's
+//    list changed or the policy did;
+//  - a URI it may not read goes upstream as a probe no upstream has, and the answer names the URI
+//    again: hidden ≡ unknown, and nothing naming a hidden resource is sent upstream.
+// Anything else on the stream (other notifications, requests) is not relayed: fail closed.
+import type { ServerResponse } from 'node:http';
+import type { RequestContextInput } from '../core/context.js';
+import type { ListKind } from '../adapter/list-changes.js';
+import { createProbeToken, probeUri, renameDeep } from '../wire/unknown-probe.js';
+import type { WireConnection } from '../wire/wire-connection.js';
+import type { StatelessConnections } from './stateless-connections.js';
+import { openUpstreamListen, type UpstreamMessage } from './stateless-listen-upstream.js';
+import { envelopeMetaOf, type EnvelopeMeta } from './stateless-upstream.js';
+
+export const subscriptionIdMetaKey = 'io.modelcontextprotocol/subscriptionId';
+
+/** How long the upstream may take to answer a listen request and acknowledge it. */
+export const defaultListenAckTimeoutMs = 30_000;
+/** A comment on an idle stream this often keeps intermediaries from closing it (the v2 SDK server's own interval). */
+export const defaultListenKeepAliveMs = 15_000;
+
+export interface StatelessListenersOptions {
+  readonly connections: StatelessConnections;
+  readonly url: URL;
+  readonly onError: (error: unknown) => void;
+  readonly ackTimeoutMs?: number | undefined;
+  readonly keepAliveMs?: number | undefined;
+}
+
+/** The list_changed kinds of a listen filter, by the list they are about. */
+const listChangedKeys: Readonly<Record<ListKind, string>> = { tools: 'toolsListChanged', prompts: 'promptsListChanged', resources: 'resourcesListChanged' };
+const listsByMethod: Readonly<Record<string, ListKind>> = {
+  'notifications/tools/list_changed': 'tools',
+  'notifications/prompts/list_changed': 'prompts',
+  'notifications/resources/list_changed': 'resources',
+};
+
+/** The open listen streams of one proxy: each is ended when the proxy closes. */
+export class StatelessListeners {
+  readonly #options: StatelessListenersOptions;
+  readonly #open = new Set<AbortController>();
+
+  constructor(options: StatelessListenersOptions) {
+    this.#options = options;
+  }
+
+  get size(): number {
+    return this.#open.size;
+  }
+
+  /**
+   * Serves one listen request until either side ends it. `'unavailable'` when the upstream
+   * could not be asked (the caller answers as for any request then); otherwise the answer has
+   * been written.
+   */
+  async serve(
+    response: ServerResponse,
+    request: { readonly id: string | number; readonly params: Record<string, unknown> | undefined },
+    input: RequestContextInput,
+    headers: Readonly<Record<string, string>>,
+  ): Promise<'unavailable' | undefined> {
+    const closed = new AbortController();
+    response.on('close', () => closed.abort());
+    this.#open.add(closed);
+    const envelope = envelopeMetaOf(request.params?.['_meta']);
+    let relay: ListenRelay | undefined;
+    let listener: WireConnection | undefined;
+    try {
+      listener = await this.#options.connections.openListener(envelope, headers, {
+        notify: async (list) => relay?.listChanged(list),
+        isOpen: () => !closed.signal.aborted,
+      });
+      // Its one request: from now on the gate decides this listener's lists on its context (and tells it of policy changes).
+      await listener.visibleKeys('resource', input);
+      const upstreamRequest = gatedRequest(request, envelope, (uri) => listener!.showsResource(uri));
+      const answer = await openUpstreamListen(this.#options.url, headers, upstreamRequest, closed.signal, this.#options.ackTimeoutMs ?? defaultListenAckTimeoutMs);
+      if (closed.signal.aborted) return undefined;
+      if (answer === undefined) return 'unavailable';
+      if (answer.kind === 'answer') {
+        response.writeHead(answer.status, { 'content-type': 'application/json' }).end(JSON.stringify(upstreamRequest.named(answer.message)));
+        return undefined;
+      }
+      relay = new ListenRelay(response, request.id, upstreamRequest.named, this.#options.keepAliveMs ?? defaultListenKeepAliveMs);
+      // An upstream that opens the stream but never acknowledges it does not hold the listener forever.
+      const ackTimer = setTimeout(() => relay?.acknowledged || answer.close(), this.#options.ackTimeoutMs ?? defaultListenAckTimeoutMs);
+      try {
+        for await (const message of answer.messages) {
+          const ended = await this.#relay(relay, listener, upstreamRequest.relayedUris, message, envelope, headers);
+          if (ended) break;
+        }
+      } finally {
+        clearTimeout(ackTimer);
+        answer.close();
+        relay.end();
+      }
+      return undefined;
+    } catch (error) {
+      if (closed.signal.aborted) return undefined;
+      this.#options.onError(error);
+      return relay === undefined ? 'unavailable' : undefined;
+    } finally {
+      this.#open.delete(closed);
+      closed.abort(); // the gate stops telling this listener of policy changes
+      await listener?.client.close().catch(() => undefined);
+    }
+  }
+
+  /** Relays one upstream message as far as the listener may see it; true when it ended the subscription. */
+  async #relay(
+    relay: ListenRelay,
+    listener: WireConnection,
+    relayedUris: ReadonlySet<string>,
+    message: UpstreamMessage,
+    envelope: EnvelopeMeta,
+    headers: Readonly<Record<string, string>>,
+  ): Promise<boolean> {
+    const method = message['method'];
+    if (!('method' in message)) {
+      // The answer to the listen request (a graceful close, or an error) ends it; any other id is not ours.
+      if (message['id'] !== relay.id) return false;
+      relay.send(message);
+      return true;
+    }
+    const params = message['params'] as Record<string, unknown> | undefined;
+    if ('id' in message || typeof method !== 'string') return false; // no server→client requests in 2026-07-28
+    if (method === 'notifications/subscriptions/acknowledged') {
+      if (!relay.acknowledged) relay.acknowledge(message);
+      return false;
+    }
+    if (!relay.acknowledged) return false;
+    if (listsByMethod[method] !== undefined) {
+      // The envelope's cached lists are stale now, and this listener's view may have changed: read them again, compare, tell.
+      void this.#options.connections.refresh(envelope, headers).catch(this.#options.onError);
+      await listener.refresh().catch(this.#options.onError);
+      return false;
+    }
+    if (method === 'notifications/resources/updated') {
+      const uri = params?.['uri'];
+      if (typeof uri === 'string' && relayedUris.has(uri) && listener.showsResource(uri)) relay.send(message);
+    }
+    return false;
+  }
+
+  /** Ends every open listen stream (the proxy is closing). */
+  close(): void {
+    for (const closed of this.#open) closed.abort();
+  }
+}
+
+interface GatedListenRequest {
+  readonly id: string | number;
+  readonly params: Record<string, unknown> & { readonly _meta: EnvelopeMeta };
+  /** The URIs sent upstream as they are (the listener may read them): the only ones resources/updated is relayed for. */
+  readonly relayedUris: ReadonlySet<string>;
+  /** An upstream message with each probe named as the URI it stands for. */
+  named(message: UpstreamMessage): UpstreamMessage;
+}
+
+/**
+ * The listen request as it goes upstream: its envelope, and its filter with only the kinds the
+ * proxy knows how to filter; every string in the filter that the listener may not read as a
+ * resource becomes a probe URI of its own (an invalid filter is refused by the upstream as it
+ * would refuse it, without the hidden URI). Other parameters are not sent.
+ */
+function gatedRequest(
+  request: { readonly id: string | number; readonly params: Record<string, unknown> | undefined },
+  envelope: EnvelopeMeta,
+  shows: (uri: string) => boolean,
+): GatedListenRequest {
+  const probes = new Map<string, string>();
+  const relayedUris = new Set<string>();
+  const gate = (value: string): string => {
+    if (shows(value)) {
+      relayedUris.add(value);
+      return value;
+    }
+    const probe = probeUri(createProbeToken(), value);
+    probes.set(probe, value);
+    return probe;
+  };
+  const filter = request.params?.['notifications'];
+  let sent = filter;
+  if (isRecord(filter)) {
+    const known: Record<string, unknown> = {};
+    for (const key of [...Object.values(listChangedKeys), 'resourceSubscriptions']) if (key in filter) known[key] = filter[key];
+    sent = known;
+  }
+  return {
+    id: request.id,
+    params: { ...(sent === undefined ? {} : { notifications: mapStrings(sent, gate) }), _meta: envelope },
+    relayedUris,
+    named(message) {
+      let named: unknown = message;
+      for (const [probe, uri] of probes) named = renameDeep(named, probe, uri);
+      return named as UpstreamMessage;
+    },
+  };
+}
+
+/** Every string in a JSON value (object keys included) passed through `map`. */
+function mapStrings(value: unknown, map: (text: string) => string): unknown {
+  if (typeof value === 'string') return map(value);
+  if (Array.isArray(value)) return value.map((item) => mapStrings(item, map));
+  if (isRecord(value)) return Object.fromEntries(Object.entries(value).map(([key, item]) => [map(key), mapStrings(item, map)]));
+  return value;
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return value !== null && typeof value === 'object' && !Array.isArray(value);
+}
+
+/**
+ * The downstream side of one open listen stream: its events, written as the v2 SDK server
+ * writes them, and a keep-alive comment while it is idle.
+ */
+class ListenRelay {
+  readonly id: string | number;
+  #honored: Record<string, unknown> = {};
+  #acknowledged = false;
+  readonly #response: ServerResponse;
+  readonly #named: (message: UpstreamMessage) => UpstreamMessage;
+  readonly #keepAlive: NodeJS.Timeout;
+
+  constructor(response: ServerResponse, id: string | number, named: (message: UpstreamMessage) => UpstreamMessage, keepAliveMs: number) {
+    this.#response = response;
+    this.id = id;
+    this.#named = named;
+    response.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache, no-transform', 'x-accel-buffering': 'no' });
+    response.flushHeaders();
+    this.#keepAlive = setInterval(() => this.#write(': keepalive\n\n'), keepAliveMs);
+  }
+
+  get acknowledged(): boolean {
+    return this.#acknowledged;
+  }
+
+  /** The upstream's acknowledgement: what it agreed to send is what the listener may get (list kinds included). */
+  acknowledge(message: UpstreamMessage): void {
+    const named = this.#named(message);
+    const honored = (named['params'] as { notifications?: unknown } | undefined)?.notifications;
+    this.#honored = isRecord(honored) ? honored : {};
+    this.#acknowledged = true;
+    this.#write(event(named));
+  }
+
+  /** list_changed for one list whose visible part changed for this listener, if it asked for (and was granted) that kind. */
+  listChanged(list: ListKind): void {
+    if (!this.#acknowledged || this.#honored[listChangedKeys[list]] !== true) return;
+    this.#write(event({ jsonrpc: '2.0', method: `notifications/${list}/list_changed`, params: { _meta: { [subscriptionIdMetaKey]: this.id } } }));
+  }
+
+  send(message: UpstreamMessage): void {
+    this.#write(event(this.#named(message)));
+  }
+
+  end(): void {
+    clearInterval(this.#keepAlive);
+    if (!this.#response.writableEnded) this.#response.end();
+  }
+
+  #write(frame: string): void {
+    if (!this.#response.writableEnded && !this.#response.destroyed) this.#response.write(frame);
+  }
+}
+
+function event(message: UpstreamMessage): string {
+  return `event: message\ndata: ${JSON.stringify(message)}\n\n`;
+}
