@@ -140,7 +140,7 @@ export class StatelessListeners {
     }
     if (method === 'notifications/resources/updated') {
       const uri = params?.['uri'];
-      if (typeof uri === 'string' && relayedUris.has(uri) && listener.showsResource(uri)) relay.send(message);
+      if (typeof uri === 'string' && relayedUris.has(uri) && relay.honors(uri) && listener.showsResource(uri)) relay.send(message);
     }
     return false;
   }
@@ -245,6 +245,12 @@ class ListenRelay {
     this.#honored = isRecord(honored) ? honored : {};
     this.#acknowledged = true;
     this.#write(event(named));
+  }
+
+  /** Whether the upstream agreed to send resources/updated for this URI. */
+  honors(uri: string): boolean {
+    const uris = this.#honored['resourceSubscriptions'];
+    return Array.isArray(uris) && uris.includes(uri);
   }
 
   /** list_changed for one list whose visible part changed for this listener, if it asked for (and was granted) that kind. */

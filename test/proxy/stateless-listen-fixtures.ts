@@ -21,6 +21,8 @@ export interface RecordingUpstream {
   dropListenStreams(): void;
   /** While down, every request is answered as a load balancer in front of a crashed server would (502, no JSON-RPC). */
   down: boolean;
+  /** While set, a listen request gets an event stream on which nothing but a comment is ever written (no acknowledgement). */
+  silentListens: boolean;
   close(): Promise<void>;
 }
 
@@ -37,12 +39,17 @@ export async function startRecordingUpstream(register: (server: McpServer) => vo
   );
   const received: RecordingUpstream['received'][number][] = [];
   const streams = new Set<TransformStreamDefaultController<Uint8Array>>();
-  const state = { down: false };
+  const state = { down: false, silentListens: false };
   const endpoint = await listen(async (request) => {
     if (state.down) return new Response('upstream unavailable', { status: 502 });
     const text = await request.clone().text();
     const body = text === '' ? {} : (JSON.parse(text) as Record<string, unknown>);
     if (text !== '') received.push({ body, headers: request.headers });
+    if (state.silentListens && body['method'] === 'subscriptions/listen') {
+      // A comment, so the stream's headers go out; then nothing.
+      const silent = new ReadableStream<Uint8Array>({ start: (controller) => controller.enqueue(new TextEncoder().encode(': open\n\n')) });
+      return new Response(silent, { headers: { 'content-type': 'text/event-stream' } });
+    }
     const response = await handler.fetch(request);
     if (body['method'] !== 'subscriptions/listen' || response.body === null) return response;
     // The listen stream through a pass-through the test can break.
@@ -62,6 +69,12 @@ export async function startRecordingUpstream(register: (server: McpServer) => vo
     },
     set down(down: boolean) {
       state.down = down;
+    },
+    get silentListens() {
+      return state.silentListens;
+    },
+    set silentListens(silent: boolean) {
+      state.silentListens = silent;
     },
     dropListenStreams() {
       for (const controller of streams) controller.error(new Error('connection dropped'));

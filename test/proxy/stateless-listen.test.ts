@@ -4,11 +4,18 @@
 // own context may see; a hidden resource is subscribed to as the upstream treats a URI it never
 // had, and never named upstream.
 import { writeFileSync } from 'node:fs';
+import { createServer as createHttpServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createMcpHandler, McpServer } from '@modelcontextprotocol/server';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { clientCapabilitiesMetaKey } from '../../src/adapter/envelope.js';
+import { createWireGate } from '../../src/proxy/proxy-runtime.js';
+import { StatelessConnections } from '../../src/proxy/stateless-connections.js';
+import { StatelessListeners } from '../../src/proxy/stateless-listen.js';
+import { createStatelessHandler } from '../../src/proxy/stateless-requests.js';
+import { connectStatelessUpstream } from '../../src/proxy/stateless-upstream.js';
 import { registryPolicyDocument } from '../server/fixtures.js';
 import { listen, postModern, type Endpoint } from '../server/http.js';
 import { startProxy, waitFor, type RunningProxy } from './harness.js';
@@ -181,6 +188,65 @@ describe('mcp-gate proxy relaying subscriptions/listen from a 2026-07-28 upstrea
       });
     } finally {
       upstream.down = false;
+    }
+  });
+});
+
+describe('StatelessListeners', () => {
+  /** The proxy's stateless handler on 127.0.0.1 with its own upstream, and listeners that wait `ackTimeoutMs` for an acknowledgement. */
+  async function startGate(ackTimeoutMs?: number) {
+    const own = await startRecordingUpstream();
+    const url = new URL(`${own.endpoint.url}/mcp`);
+    const onError = () => undefined;
+    const connections = new StatelessConnections({
+      wire: createWireGate({ policy: registryPolicyDocument }),
+      onError,
+      connect: (headers, envelope) => connectStatelessUpstream(url, headers, envelope),
+    });
+    const listeners = new StatelessListeners({ connections, url, onError, ackTimeoutMs });
+    const handle = createStatelessHandler({ connections, listeners, upstreamHeaders: () => ({}), onError });
+    const server = createHttpServer((request, response) => void handle(request, response, '/mcp'));
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const endpoint: Endpoint = { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, close: async () => undefined };
+    return {
+      upstream: own,
+      endpoint,
+      listeners,
+      async close() {
+        listeners.close();
+        await connections.close();
+        server.closeAllConnections();
+        await new Promise<void>((resolve) => server.close(() => resolve()));
+        await own.close();
+      },
+    };
+  }
+
+  it('ends a stream the upstream never acknowledges once the wait runs out', async () => {
+    const gate = await startGate(100);
+    try {
+      gate.upstream.silentListens = true;
+      const answer = await rawListen(gate.endpoint, { toolsListChanged: true });
+      expect({ status: answer.status, text: answer.text }).toEqual({ status: 200, text: '' });
+      await waitFor('the listener to be gone', () => (gate.listeners.size === 0 ? true : undefined), 10_000);
+    } finally {
+      await gate.close();
+    }
+  });
+
+  it("relays the upstream's graceful close and ends the stream", async () => {
+    const gate = await startGate();
+    try {
+      const listener = await openListener(new URL(`${gate.endpoint.url}/mcp`), 'graceful', { toolsListChanged: true });
+      try {
+        await gate.upstream.handler.close(); // the v2 SDK ends every open subscription with its answer
+        const closed = await Promise.race([listener.subscription.closed, new Promise((resolve) => setTimeout(resolve, 10_000, 'still open').unref())]);
+        expect(closed).toBe('graceful');
+      } finally {
+        await listener.close();
+      }
+    } finally {
+      await gate.close();
     }
   });
 });
