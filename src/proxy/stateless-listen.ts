@@ -65,6 +65,7 @@ export class StatelessListeners {
   ): Promise<'unavailable' | undefined> {
     const closed = new AbortController();
     response.on('close', () => closed.abort());
+    if (response.destroyed) closed.abort(); // gone before it could be heard
     this.#open.add(closed);
     const envelope = envelopeMetaOf(request.params?.['_meta']);
     let relay: ListenRelay | undefined;

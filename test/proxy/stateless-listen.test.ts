@@ -59,15 +59,16 @@ async function withListeners(open: (() => Promise<Listener>)[], test: (listeners
 
 describe('mcp-gate proxy relaying subscriptions/listen from a 2026-07-28 upstream', () => {
   it('relays resources/updated only to listeners that may read the resource', async () => {
-    const filter = { resourceSubscriptions: ['docs://readme', 'docs://audit'] };
+    // Resources and URIs of templates (items:// for everyone, vault:// for admins).
+    const uris = ['docs://audit', 'vault://7', 'items://5', 'docs://readme'];
+    const filter = { resourceSubscriptions: uris };
     await withListeners([() => openListener(proxy.url, 'listen-plain', filter), () => openListener(proxy.url, 'listen-admin', filter, admin)], async ([plain, root]) => {
       // The upstream acknowledges a URI it does not have as it acknowledges one it has: so does the proxy for a hidden one.
       expect(plain!.subscription.honoredFilter).toEqual(filter);
-      upstream.handler.notify.resourceUpdated('docs://audit');
-      upstream.handler.notify.resourceUpdated('docs://readme');
-      expect(await seenBy(root!, 2)).toEqual(['docs://audit', 'docs://readme']);
-      // One stream, in order: had the hidden update been relayed, it would have come first.
-      expect(await seenBy(plain!, 1)).toEqual(['docs://readme']);
+      for (const uri of uris) upstream.handler.notify.resourceUpdated(uri);
+      expect(await seenBy(root!, 4)).toEqual(uris);
+      // One stream, in order: had a hidden update been relayed, it would have come before the last.
+      expect(await seenBy(plain!, 2)).toEqual(['items://5', 'docs://readme']);
     });
   });
 
@@ -152,6 +153,11 @@ describe('mcp-gate proxy relaying subscriptions/listen from a 2026-07-28 upstrea
     expect(proxied.text).toContain('clientCapabilities: missing');
     const sent = upstream.received.filter(({ body }) => body.method === 'subscriptions/listen').at(-2)!;
     expect(Object.keys((sent.body['params'] as { _meta: object })._meta)).not.toContain(clientCapabilitiesMetaKey);
+    // So does any other request's: the lists fetched for such an envelope went without the key.
+    await postModern(proxyEndpoint, 'tools/list', {}, { capabilities: null, clientInfo: { name: 'no-capabilities', version: '1.0.0' } });
+    const lists = upstream.received.filter(({ body }) => body.method === 'tools/list' && JSON.stringify(body).includes('no-capabilities'));
+    expect(lists.length).toBeGreaterThan(0);
+    for (const { body } of lists) expect(Object.keys((body['params'] as { _meta: object })._meta)).not.toContain(clientCapabilitiesMetaKey);
   });
 
   it("closes the upstream's listen stream when the listener closes its own", async () => {
