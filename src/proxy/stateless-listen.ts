@@ -22,6 +22,8 @@ export const subscriptionIdMetaKey = 'io.modelcontextprotocol/subscriptionId';
 export const defaultListenAckTimeoutMs = 30_000;
 /** A comment on an idle stream this often keeps intermediaries from closing it (the v2 SDK server's own interval). */
 export const defaultListenKeepAliveMs = 15_000;
+/** Listen streams open at once through one proxy (the v2 SDK server's own limit per handler). */
+export const defaultMaxListeners = 1024;
 
 export interface StatelessListenersOptions {
   readonly connections: StatelessConnections;
@@ -29,6 +31,7 @@ export interface StatelessListenersOptions {
   readonly onError: (error: unknown) => void;
   readonly ackTimeoutMs?: number | undefined;
   readonly keepAliveMs?: number | undefined;
+  readonly maxListeners?: number | undefined;
 }
 
 /** The list_changed kinds of a listen filter, by the list they are about. */
@@ -63,6 +66,12 @@ export class StatelessListeners {
     input: RequestContextInput,
     headers: Readonly<Record<string, string>>,
   ): Promise<'unavailable' | undefined> {
+    if (this.#open.size >= (this.#options.maxListeners ?? defaultMaxListeners)) {
+      // Each costs an upstream stream and lists of its own: refused beyond the bound, in the v2 SDK server's words.
+      const refusal = { jsonrpc: '2.0', error: { code: -32603, message: 'Subscription limit reached' }, id: request.id };
+      response.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(refusal));
+      return undefined;
+    }
     const closed = new AbortController();
     response.on('close', () => closed.abort());
     if (response.destroyed) closed.abort(); // gone before it could be heard
@@ -75,6 +84,9 @@ export class StatelessListeners {
         notify: async (list) => relay?.listChanged(list),
         isOpen: () => !closed.signal.aborted,
       });
+      // Closed at once when the listener goes, so a refresh under way does not hold the stream open.
+      const opened = listener;
+      closed.signal.addEventListener('abort', () => void opened.client.close().catch(() => undefined), { once: true });
       // Its one request: from now on the gate decides this listener's lists on its context (and tells it of policy changes).
       await listener.visibleKeys('resource', input);
       const upstreamRequest = gatedRequest(request, envelope, (uri) => listener!.showsResource(uri));

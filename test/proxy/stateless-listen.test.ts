@@ -200,7 +200,7 @@ describe('mcp-gate proxy relaying subscriptions/listen from a 2026-07-28 upstrea
 
 describe('StatelessListeners', () => {
   /** The proxy's stateless handler on 127.0.0.1 with its own upstream, and listeners that wait `ackTimeoutMs` for an acknowledgement. */
-  async function startGate(ackTimeoutMs?: number) {
+  async function startGate(limits: { ackTimeoutMs?: number; maxListeners?: number } = {}) {
     const own = await startRecordingUpstream();
     const url = new URL(`${own.endpoint.url}/mcp`);
     const onError = () => undefined;
@@ -209,7 +209,7 @@ describe('StatelessListeners', () => {
       onError,
       connect: (headers, envelope) => connectStatelessUpstream(url, headers, envelope),
     });
-    const listeners = new StatelessListeners({ connections, url, onError, ackTimeoutMs });
+    const listeners = new StatelessListeners({ connections, url, onError, ...limits });
     const handle = createStatelessHandler({ connections, listeners, upstreamHeaders: () => ({}), onError });
     const server = createHttpServer((request, response) => void handle(request, response, '/mcp'));
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -229,7 +229,7 @@ describe('StatelessListeners', () => {
   }
 
   it('ends a stream the upstream never acknowledges once the wait runs out', async () => {
-    const gate = await startGate(100);
+    const gate = await startGate({ ackTimeoutMs: 100 });
     try {
       gate.upstream.silentListens = true;
       const answer = await rawListen(gate.endpoint, { toolsListChanged: true });
@@ -250,6 +250,24 @@ describe('StatelessListeners', () => {
         expect(closed).toBe('graceful');
       } finally {
         await listener.close();
+      }
+    } finally {
+      await gate.close();
+    }
+  });
+
+  it('refuses a listen beyond its bound as the v2 SDK server refuses one beyond its own', async () => {
+    const gate = await startGate({ maxListeners: 1 });
+    try {
+      const first = await openListener(new URL(`${gate.endpoint.url}/mcp`), 'first', { toolsListChanged: true });
+      try {
+        const refused = await rawListen(gate.endpoint, { toolsListChanged: true });
+        expect({ status: refused.status, text: refused.text }).toEqual({
+          status: 200,
+          text: '{"jsonrpc":"2.0","error":{"code":-32603,"message":"Subscription limit reached"},"id":7}',
+        });
+      } finally {
+        await first.close();
       }
     } finally {
       await gate.close();
