@@ -10,7 +10,7 @@ export type UpstreamMessage = Readonly<Record<string, unknown>>;
 
 /** How the upstream answered the listen request. */
 export type UpstreamListenAnswer =
-  /** Not an event stream: a JSON-RPC error (with the HTTP status it came with), relayed as one. */
+  /** Not an event stream: the JSON-RPC answer to the request (an error, as a rule) with the HTTP status it came with. */
   | { readonly kind: 'answer'; readonly status: number; readonly message: UpstreamMessage }
   /** The event stream is open: `messages` yields each message until the stream ends (or `close`). */
   | { readonly kind: 'stream'; readonly messages: AsyncIterable<UpstreamMessage>; close(): void };
@@ -58,7 +58,8 @@ export async function openUpstreamListen(
       return { kind: 'stream', messages: readEvents(response.body, abort.signal), close: onAbort };
     }
     const message = parseMessage(await response.text());
-    return message !== undefined && 'error' in message && message['id'] === request.id ? { kind: 'answer', status: response.status, message } : undefined;
+    const answers = message !== undefined && ('error' in message || 'result' in message) && message['id'] === request.id;
+    return answers ? { kind: 'answer', status: response.status, message } : undefined;
   } catch {
     return undefined;
   } finally {

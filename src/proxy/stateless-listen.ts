@@ -148,7 +148,8 @@ export class StatelessListeners {
     if (listsByMethod[method] !== undefined) {
       // The envelope's cached lists are stale now, and this listener's view may have changed: read them again, compare, tell.
       void this.#options.connections.refresh(envelope, headers).catch(this.#options.onError);
-      await listener.refresh().catch(this.#options.onError);
+      // (A refresh cut short by the listener leaving is no fault to report.)
+      await listener.refresh().catch((error: unknown) => listener.isOpen() && this.#options.onError(error));
       return false;
     }
     if (method === 'notifications/resources/updated') {

@@ -125,6 +125,7 @@ describe('mcp-gate proxy relaying subscriptions/listen from a 2026-07-28 upstrea
         { resourceSubscriptions: 'docs://audit' },
         { resourceSubscriptions: ['docs://audit', 5] },
         ['docs://audit'],
+        {},
       ];
       for (const notifications of filters) {
         const hidden = await rawListen(proxyEndpoint, notifications);
