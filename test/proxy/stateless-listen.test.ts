@@ -180,6 +180,18 @@ describe('mcp-gate proxy relaying subscriptions/listen from a 2026-07-28 upstrea
     }
   });
 
+  it('stops with listeners open, ending their streams', async () => {
+    const stopping = await startProxy(['--policy', policyPath, '--upstream-url', `${upstream.endpoint.url}/mcp`]);
+    const listener = await openListener(stopping.url, 'at-shutdown', { toolsListChanged: true });
+    try {
+      const within = <T>(promise: Promise<T>) => Promise.race([promise, new Promise((resolve) => setTimeout(resolve, 10_000, 'still waiting').unref())]);
+      expect(await within(stopping.stop())).toBe(0);
+      expect(await within(listener.subscription.closed)).toBe('remote');
+    } finally {
+      await listener.close();
+    }
+  });
+
   it('answers as unavailable while the upstream answers no JSON-RPC', async () => {
     upstream.down = true;
     try {
