@@ -10,9 +10,9 @@
 import type { ServerResponse } from 'node:http';
 import type { RequestContextInput } from '../core/context.js';
 import type { ListKind } from '../adapter/list-changes.js';
-import { createProbeToken, probeUri, renameDeep } from '../wire/unknown-probe.js';
 import type { WireConnection } from '../wire/wire-connection.js';
 import type { StatelessConnections } from './stateless-connections.js';
+import { gatedRequest, isRecord, listChangedKeys } from './stateless-listen-filter.js';
 import { openUpstreamListen, type UpstreamMessage } from './stateless-listen-upstream.js';
 import { envelopeMetaOf, type EnvelopeMeta } from './stateless-upstream.js';
 
@@ -34,8 +34,6 @@ export interface StatelessListenersOptions {
   readonly maxListeners?: number | undefined;
 }
 
-/** The list_changed kinds of a listen filter, by the list they are about. */
-const listChangedKeys: Readonly<Record<ListKind, string>> = { tools: 'toolsListChanged', prompts: 'promptsListChanged', resources: 'resourcesListChanged' };
 const listsByMethod: Readonly<Record<string, ListKind>> = {
   'notifications/tools/list_changed': 'tools',
   'notifications/prompts/list_changed': 'prompts',
@@ -163,68 +161,6 @@ export class StatelessListeners {
   close(): void {
     for (const closed of this.#open) closed.abort();
   }
-}
-
-interface GatedListenRequest {
-  readonly id: string | number;
-  readonly params: Record<string, unknown> & { readonly _meta: EnvelopeMeta };
-  /** The URIs sent upstream as they are (the listener may read them): the only ones resources/updated is relayed for. */
-  readonly relayedUris: ReadonlySet<string>;
-  /** An upstream message with each probe named as the URI it stands for. */
-  named(message: UpstreamMessage): UpstreamMessage;
-}
-
-/**
- * The listen request as it goes upstream: its envelope, and its filter with only the kinds the
- * proxy knows how to filter; every string in the filter that the listener may not read as a
- * resource becomes a probe URI of its own (an invalid filter is refused by the upstream as it
- * would refuse it, without the hidden URI). Other parameters are not sent.
- */
-function gatedRequest(
-  request: { readonly id: string | number; readonly params: Record<string, unknown> | undefined },
-  envelope: EnvelopeMeta,
-  shows: (uri: string) => boolean,
-): GatedListenRequest {
-  const probes = new Map<string, string>();
-  const relayedUris = new Set<string>();
-  const gate = (value: string): string => {
-    if (shows(value)) {
-      relayedUris.add(value);
-      return value;
-    }
-    const probe = probeUri(createProbeToken(), value);
-    probes.set(probe, value);
-    return probe;
-  };
-  const filter = request.params?.['notifications'];
-  let sent = filter;
-  if (isRecord(filter)) {
-    const known: Record<string, unknown> = {};
-    for (const key of [...Object.values(listChangedKeys), 'resourceSubscriptions']) if (key in filter) known[key] = filter[key];
-    sent = known;
-  }
-  return {
-    id: request.id,
-    params: { ...(sent === undefined ? {} : { notifications: mapStrings(sent, gate) }), _meta: envelope },
-    relayedUris,
-    named(message) {
-      let named: unknown = message;
-      for (const [probe, uri] of probes) named = renameDeep(named, probe, uri);
-      return named as UpstreamMessage;
-    },
-  };
-}
-
-/** Every string in a JSON value (object keys included) passed through `map`. */
-function mapStrings(value: unknown, map: (text: string) => string): unknown {
-  if (typeof value === 'string') return map(value);
-  if (Array.isArray(value)) return value.map((item) => mapStrings(item, map));
-  if (isRecord(value)) return Object.fromEntries(Object.entries(value).map(([key, item]) => [map(key), mapStrings(item, map)]));
-  return value;
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return value !== null && typeof value === 'object' && !Array.isArray(value);
 }
 
 /**
