@@ -190,7 +190,7 @@ class ListenRelay {
 
   /** The upstream's acknowledgement: what it agreed to send is what the listener may get (list kinds included). */
   acknowledge(message: UpstreamMessage): void {
-    const named = this.#named(message);
+    const named = this.#stamped(this.#named(message));
     const honored = (named['params'] as { notifications?: unknown } | undefined)?.notifications;
     this.#honored = isRecord(honored) ? honored : {};
     this.#acknowledged = true;
@@ -210,7 +210,21 @@ class ListenRelay {
   }
 
   send(message: UpstreamMessage): void {
-    this.#write(event(this.#named(message)));
+    this.#write(event(this.#stamped(this.#named(message))));
+  }
+
+  /**
+   * The message with this listener's subscription id in its `_meta` (a notification's params, or
+   * the closing answer's result), where the spec wants it: the upstream's own stamp is the same id
+   * for a conforming upstream, and is kept in its place; one that stamped another is corrected.
+   */
+  #stamped(message: UpstreamMessage): UpstreamMessage {
+    if ('error' in message) return message;
+    const field = 'method' in message ? 'params' : 'result';
+    const body = message[field];
+    if (body !== undefined && !isRecord(body)) return message;
+    const meta = isRecord(body?.['_meta']) ? body['_meta'] : {};
+    return { ...message, [field]: { ...body, _meta: { ...meta, [subscriptionIdMetaKey]: this.id } } };
   }
 
   end(): void {
