@@ -1,11 +1,15 @@
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import type { WireConnection } from '../wire/wire-connection.js';
+import type { WireConnection, WireSessionHooks } from '../wire/wire-connection.js';
 import type { WireGate } from '../wire/wire-gate.js';
 import type { EnvelopeMeta } from './stateless-upstream.js';
 
 /** Distinct envelopes whose upstream lists are kept at once (least recently used goes first). */
 export const defaultMaxStatelessEnvelopes = 256;
-/** How long an envelope's lists are used before they are fetched again (a stateless upstream sends no list_changed to the proxy). */
+/**
+ * How long an envelope's lists are used before they are fetched again. A stateless upstream tells
+ * of a change only on a `subscriptions/listen` stream: the lists of an envelope someone listens
+ * with are fetched again at once (`refresh`); the others wait for this.
+ */
 export const defaultStatelessListTtlMs = 60_000;
 
 export interface StatelessConnectionsOptions {
@@ -73,8 +77,38 @@ export class StatelessConnections {
     }
   }
 
+  /**
+   * Fetches the lists of this envelope and these headers again now, if they are kept: the
+   * upstream said one changed (on a `subscriptions/listen` stream), so they are not used stale
+   * until the TTL runs out. A failed refresh keeps them as they were (the operator hears of it).
+   */
+  async refresh(envelope: EnvelopeMeta, headers: Readonly<Record<string, string>>): Promise<void> {
+    const entry = this.#entries.get(keyOf(envelope, headers));
+    if (entry === undefined) return;
+    const connection = await entry.connection.catch(() => undefined);
+    if (connection === undefined) return;
+    entry.fetchedAt = Date.now();
+    await connection.refresh().catch(this.#options.onError);
+  }
+
+  /**
+   * A gated connection of its own for one `subscriptions/listen` stream, not kept here: its
+   * lists, fetched with the listener's envelope and headers, and the context of its one request
+   * are what decide which changes reach the listener (the wire gate tells `hooks` of a list
+   * whose visible part changed, on a refresh or a new policy). The caller closes its client.
+   */
+  async openListener(envelope: EnvelopeMeta, headers: Readonly<Record<string, string>>, hooks: WireSessionHooks): Promise<WireConnection> {
+    const client = await this.#options.connect(headers, envelope);
+    try {
+      return await this.#options.wire.attach(client, hooks);
+    } catch (error) {
+      await client.close().catch(() => undefined);
+      throw error;
+    }
+  }
+
   #entryFor(envelope: EnvelopeMeta, headers: Readonly<Record<string, string>>): Entry {
-    const key = JSON.stringify([envelope, Object.entries(headers).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))]);
+    const key = keyOf(envelope, headers);
     let entry = this.#entries.get(key);
     if (entry !== undefined) {
       this.#entries.delete(key);
@@ -105,7 +139,7 @@ export class StatelessConnections {
       inUse: 0,
       connection: this.#options.connect(headers, envelope).then(async (client) => {
         try {
-          // No session to tell of a changed list: a 2026-07-28 client asks again (or listens upstream of us, which is not relayed).
+          // No session to tell of a changed list: a 2026-07-28 client asks again, or listens (openListener).
           return await this.#options.wire.attach(client, { notify: async () => undefined, isOpen: () => entry.cached });
         } catch (error) {
           await client.close().catch(() => undefined);
@@ -120,6 +154,10 @@ export class StatelessConnections {
     this.#entries.set(key, entry);
     return entry;
   }
+}
+
+function keyOf(envelope: EnvelopeMeta, headers: Readonly<Record<string, string>>): string {
+  return JSON.stringify([envelope, Object.entries(headers).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))]);
 }
 
 async function closeEntry(entry: Entry): Promise<void> {

@@ -8,10 +8,12 @@ import { readEnvelope } from '../adapter/envelope.js';
 import { authOfToken, type VerifiedToken } from '../adapter/token-auth.js';
 import { RelayedError } from '../wire/relayed-error.js';
 import type { StatelessConnections } from './stateless-connections.js';
+import type { StatelessListeners } from './stateless-listen.js';
 import { envelopeMetaOf, statelessProtocolVersion, withCallHeaders } from './stateless-upstream.js';
 
 export interface StatelessRequestOptions {
   readonly connections: StatelessConnections;
+  readonly listeners: StatelessListeners;
   /** The headers the upstream gets for a request with these downstream headers (--upstream-header, --forward-header). */
   readonly upstreamHeaders: (downstream: Readonly<Record<string, string | string[] | undefined>>) => Readonly<Record<string, string>>;
   readonly onError: (error: unknown) => void;
@@ -52,9 +54,12 @@ export function createStatelessHandler(options: StatelessRequestOptions): (reque
       return;
     }
     if (method === 'subscriptions/listen') {
-      // A change stream of the upstream's lists would tell this client of primitives it may not see, and the proxy
-      // does not filter one yet: answered as a server that does not serve the method (the v2 SDK's own answer).
-      response.writeHead(404, { 'content-type': 'application/json' }).end(errorBody(id, -32601, 'Method not found'));
+      // A change stream, relayed only as far as this listener's context may see (stateless-listen.ts).
+      const input = contextInput(request, method, endpoint, params);
+      const served = await options.listeners.serve(response, { id, params }, input, options.upstreamHeaders(request.headers));
+      if (served === 'unavailable' && !response.headersSent) {
+        response.writeHead(200, { 'content-type': 'application/json' }).end(errorBody(id, -32603, 'The upstream server is not available'));
+      }
       return;
     }
     const abort = new AbortController();

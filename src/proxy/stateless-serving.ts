@@ -4,6 +4,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { WireGate } from '../wire/wire-gate.js';
 import { StatelessConnections } from './stateless-connections.js';
+import { StatelessListeners } from './stateless-listen.js';
 import { createStatelessHandler, isStatelessRequest } from './stateless-requests.js';
 import type { Catalog } from '../adapter/catalog.js';
 import { connectStatelessUpstream, discoverStatelessUpstream, serverNameOf, startupEnvelope } from './stateless-upstream.js';
@@ -42,8 +43,13 @@ export async function startStatelessServing(
 ): Promise<StatelessServing | undefined> {
   if ((await discoverStatelessUpstream(upstream.url, upstream.headers({}), probeTimeoutMs)) === undefined) return undefined;
   const connections = new StatelessConnections({ wire, onError, connect: (headers, envelope) => connectStatelessUpstream(upstream.url, headers, envelope) });
-  const handle = createStatelessHandler({ connections, upstreamHeaders: upstream.headers, onError });
-  return { sessionless: { accepts: only ? () => true : isStatelessRequest, handle }, close: () => connections.close() };
+  const listeners = new StatelessListeners({ connections, url: upstream.url, onError });
+  const handle = createStatelessHandler({ connections, listeners, upstreamHeaders: upstream.headers, onError });
+  const close = async () => {
+    listeners.close();
+    await connections.close();
+  };
+  return { sessionless: { accepts: only ? () => true : isStatelessRequest, handle }, close };
 }
 
 /**

@@ -264,13 +264,6 @@ describe('mcp-gate proxy serving 2026-07-28 stateless requests from a 2026-07-28
     }
   });
 
-  it('refuses subscriptions/listen (not filtered yet) as a server that does not serve it, sending nothing upstream', async () => {
-    const before = received.length;
-    const answer = await postModern(proxyEndpoint, 'subscriptions/listen', { filter: { toolsListChanged: true } });
-    expect({ status: answer.status, text: answer.text }).toEqual({ status: 404, text: '{"jsonrpc":"2.0","id":1,"error":{"code":-32601,"message":"Method not found"}}' });
-    expect(received.length).toBe(before);
-  });
-
   it('answers as unavailable while the upstream is down, and serves again once it is back', async () => {
     const call = () => postModern(proxyEndpoint, 'tools/call', { name: 'report', arguments: {} }, { clientInfo: { name: 'outage-client', version: '1.0.0' } });
     expect((await call()).body.result).toMatchObject({ content: [{ type: 'text', text: 'disabled' }] });
