@@ -99,15 +99,18 @@ export const proxyCommand: Command = {
           onStderrLine: (line) => note(`upstream: ${line}`),
           headers: upstreamSessionHeaders(settings.upstreamHeaders, settings.forwardHeaders, downstream?.headers ?? {}),
         });
-      // A Streamable HTTP upstream may speak 2026-07-28 too, or only: stateless requests are then served over HTTP (src/proxy/stateless-serving.ts).
+      // The upstream may speak 2026-07-28 too, or only: stateless requests are then served (src/proxy/stateless-serving.ts), and
+      // over a spawned upstream's stdio through one process of its own (src/proxy/stdio-stateless-upstream.ts).
       const { upstream, upstreamHeaders, forwardHeaders } = settings;
       const statelessUpstream =
-        upstream.kind === 'url' && upstream.transport !== 'sse' && !settings.stdio
-          ? {
-              url: upstream.url,
-              headers: (downstream: Readonly<Record<string, string | string[] | undefined>>) => upstreamSessionHeaders(upstreamHeaders, forwardHeaders, downstream),
-            }
-          : undefined;
+        upstream.kind === 'command'
+          ? new runtime.SpawnedStatelessUpstream(() => openUpstream(), { onError })
+          : upstream.transport !== 'sse'
+            ? {
+                url: upstream.url,
+                headers: (downstream: Readonly<Record<string, string | string[] | undefined>>) => upstreamSessionHeaders(upstreamHeaders, forwardHeaders, downstream),
+              }
+            : undefined;
       let summary;
       try {
         summary = await runtime.inspectUpstream(wire, openUpstream(), startupTimeoutMs, statelessUpstream);
@@ -124,7 +127,7 @@ export const proxyCommand: Command = {
       if (settings.stdio) {
         const stdio = io.stdio;
         if (stdio === undefined) throw new Error('proxy --stdio needs io.stdio');
-        const serving = await runtime.serveProxyStdio(wire, openUpstream, stdio, signal, onError, settings);
+        const serving = await runtime.serveProxyStdio(wire, openUpstream, stdio, signal, onError, { ...settings, statelessUpstream, statelessOnly: summary.statelessOnly });
         note('speaking MCP on stdin/stdout');
         return { gate: wire, serving };
       }

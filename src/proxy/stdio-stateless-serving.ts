@@ -1,0 +1,80 @@
+// 2026-07-28 stateless requests where stdio is on one side: a spawned upstream that speaks
+// 2026-07-28 (stdio-stateless-upstream.ts) behind the HTTP listener, and the connections that a
+// downstream `--stdio` client of 2026-07-28 is served through (stdio-era-serving.ts). Loaded by
+// proxy-runtime.ts only if the v2 client package (`@modelcontextprotocol/client`) is installed.
+import type { Catalog } from '../adapter/catalog.js';
+import type { WireGate } from '../wire/wire-gate.js';
+import { StatelessConnections } from './stateless-connections.js';
+import { createStatelessHandler, isStatelessRequest } from './stateless-requests.js';
+import type { StatelessServing, StatelessUpstream } from './stateless-serving.js';
+import { connectStatelessUpstream, discoverStatelessUpstream, serverNameOf, startupEnvelope, type StatelessTarget } from './stateless-upstream.js';
+import type { SpawnedStatelessUpstream } from './stdio-stateless-upstream.js';
+
+/** A stateless upstream of either kind: a Streamable HTTP URL with its headers, or a spawned process. */
+export type AnyStatelessUpstream = StatelessUpstream | SpawnedStatelessUpstream;
+
+/** A spawned upstream's process ends with the serving it was started for, or at once when it does not speak 2026-07-28. */
+async function closeSpawned(upstream: AnyStatelessUpstream): Promise<void> {
+  if (!('url' in upstream)) await upstream.close();
+}
+
+function targetOf(upstream: AnyStatelessUpstream): { target: StatelessTarget; headers: StatelessUpstream['headers'] } {
+  // A spawned process has no headers: --upstream-header and --forward-header are for a URL.
+  return 'url' in upstream ? { target: upstream.url, headers: upstream.headers } : { target: upstream, headers: () => ({}) };
+}
+
+/**
+ * The connections that 2026-07-28 requests arriving over the proxy's stdio are served through,
+ * when the upstream speaks 2026-07-28 (its `server/discover` lists it); undefined otherwise, and
+ * such a client is then served as a 2025-era one would be (what the opening exchange picks).
+ */
+export async function startStdioStatelessConnections(
+  wire: WireGate,
+  upstream: AnyStatelessUpstream,
+  onError: (error: unknown) => void,
+  probeTimeoutMs: number,
+): Promise<{ readonly connections: StatelessConnections; close(): Promise<void> } | undefined> {
+  const { target, headers } = targetOf(upstream);
+  // No HTTP downstream, so no --forward-header values: the upstream gets the --upstream-header ones.
+  if ((await discoverStatelessUpstream(target, headers({}), probeTimeoutMs)) === undefined) {
+    await closeSpawned(upstream);
+    return undefined;
+  }
+  const connections = new StatelessConnections({ wire, onError, connect: (upstreamHeaders, envelope) => connectStatelessUpstream(target, upstreamHeaders, envelope) });
+  return { connections, close: async () => (await connections.close(), await closeSpawned(upstream)) };
+}
+
+/** stateless-serving.ts's startStatelessServing for a spawned upstream: the HTTP listener's hook, its requests sent over the process's stdio. */
+export async function startSpawnedStatelessServing(
+  wire: WireGate,
+  upstream: SpawnedStatelessUpstream,
+  onError: (error: unknown) => void,
+  probeTimeoutMs: number,
+  only = false,
+): Promise<StatelessServing | undefined> {
+  const started = await startStdioStatelessConnections(wire, upstream, onError, probeTimeoutMs);
+  if (started === undefined) return undefined;
+  const handle = createStatelessHandler({ connections: started.connections, upstreamHeaders: () => ({}), onError });
+  return { sessionless: { accepts: only ? () => true : isStatelessRequest, handle }, close: () => started.close() };
+}
+
+/** The startup check of an upstream that speaks only 2026-07-28 (stateless-serving.ts's inspectStatelessUpstream, for either kind). */
+export async function inspectAnyStatelessUpstream(
+  wire: WireGate,
+  upstream: AnyStatelessUpstream,
+  timeoutMs: number,
+): Promise<{ readonly catalog: Catalog; readonly serverName: string | undefined } | undefined> {
+  const { target, headers } = targetOf(upstream);
+  const discover = await discoverStatelessUpstream(target, headers({}), timeoutMs);
+  if (discover === undefined) {
+    await closeSpawned(upstream);
+    return undefined;
+  }
+  const client = await connectStatelessUpstream(target, headers({}), startupEnvelope);
+  try {
+    const connection = await wire.attach(client, { notify: async () => undefined, isOpen: () => false });
+    return { catalog: connection.catalog(), serverName: serverNameOf(discover) };
+  } finally {
+    await client.close().catch(() => undefined);
+  }
+}
