@@ -28,7 +28,7 @@ describe('mcp-gate proxy --stdio in front of a spawned upstream of both eras', (
     const client = new ClientV2({ name: 'plain-client', version: '2.0.0' }, { versionNegotiation: { mode: 'auto' } });
     await client.connect(new StreamTransportV2(proxy.output, proxy.input));
     expect(client.getNegotiatedProtocolVersion()).toBe('2026-07-28');
-    expect((await client.listTools()).tools.map((tool) => tool.name).sort()).toEqual(['public-crash', 'public-echo', 'public-progress']);
+    expect((await client.listTools()).tools.map((tool) => tool.name).sort()).toEqual(['public-crash', 'public-echo', 'public-progress', 'public-wait']);
     expect(await client.callTool({ name: 'public-echo', arguments: { message: 'v2' } })).toMatchObject({ content: [{ type: 'text', text: 'echo: v2' }] });
     // No 2025-era session was opened upstream for it: every message it sent carried its envelope.
     expect(proxy.upstreamReceived().filter((line) => line.includes('"plain-client"') && line.includes('"initialize"'))).toEqual([]);
@@ -39,7 +39,7 @@ describe('mcp-gate proxy --stdio in front of a spawned upstream of both eras', (
     const client = new Client({ name: 'session-client', version: '1.0.0' });
     await client.connect(new StreamTransport(proxy.output, proxy.input));
     expect(client.getServerVersion()?.name).toBe('stdio-2026-upstream');
-    expect((await client.listTools()).tools.map((tool) => tool.name).sort()).toEqual(['public-crash', 'public-echo', 'public-progress']);
+    expect((await client.listTools()).tools.map((tool) => tool.name).sort()).toEqual(['public-crash', 'public-echo', 'public-progress', 'public-wait']);
     expect(await client.callTool({ name: 'public-echo', arguments: { message: 'v1' } })).toMatchObject({ content: [{ type: 'text', text: 'echo: v1' }] });
     const initialize = proxy.upstreamReceived().find((line) => line.includes('"initialize"') && line.includes('"session-client"'));
     expect(initialize).toBeDefined();

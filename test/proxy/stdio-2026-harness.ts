@@ -36,9 +36,14 @@ export class RawLines {
     });
   }
 
+  /** Sends a request without waiting for its answer. */
+  send(id: number | string, method: string, params: Record<string, unknown>): void {
+    this.#input.write(`${JSON.stringify({ jsonrpc: '2.0', id, method, params })}\n`);
+  }
+
   /** Sends a request and resolves with the line that answers it (its id), within 10 s. */
   async request(id: number | string, method: string, params: Record<string, unknown>): Promise<string> {
-    this.#input.write(`${JSON.stringify({ jsonrpc: '2.0', id, method, params })}\n`);
+    this.send(id, method, params);
     return waitFor(`the answer to ${method} (id ${id})`, () => this.lines.find((line) => answers(line, id)), 10_000);
   }
 

@@ -38,7 +38,7 @@ describe('mcp-gate proxy in front of a spawned 2026-07-28-only upstream', () => 
   it('serves a pinned v2 client: lists filtered by its envelope, a visible call relayed', async () => {
     expect(proxy.stderr()).toContain('serving 2026-07-28 stateless requests only');
     expect(client.getServerVersion()?.name).toBe('stdio-2026-upstream');
-    expect((await client.listTools()).tools.map((tool) => tool.name).sort()).toEqual(['public-crash', 'public-echo', 'public-progress']);
+    expect((await client.listTools()).tools.map((tool) => tool.name).sort()).toEqual(['public-crash', 'public-echo', 'public-progress', 'public-wait']);
     expect((await client.listResources()).resources.map((resource) => resource.uri)).toEqual(['test://docs/public']);
     expect(await client.callTool({ name: 'public-echo', arguments: { message: 'over http' } })).toMatchObject({ content: [{ type: 'text', text: 'echo: over http' }] });
     const admin = await postModern(endpoint, 'tools/list', {}, { clientInfo: { name: 'admin-client', version: '1.0.0' } });

@@ -1,9 +1,10 @@
 // `mcp-gate proxy --stdio` and protocol 2026-07-28 (docs/proxy.md, "Protocol eras"): a real
 // `@modelcontextprotocol/server` 2.4 server on its stdio era entry as --upstream-cmd
-// (fixtures/stdio-2026-upstream.mjs, which writes every line it receives to stderr), clients of
-// both SDKs, and raw lines where a message's own envelope or the exact bytes of an answer matter.
-// The opening exchange picks the era; each 2026-07-28 message is decided on its own envelope.
+// (fixtures/stdio-2026-upstream.mjs, which writes every line it receives to stderr), spoken to in
+// raw lines: each message sends its own envelope, and answers are compared byte for byte with
+// those of the same server without the hidden primitives. Each message is decided on its own envelope.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { waitFor } from './harness.js';
 import { envelope, RawLines, spawnFixture, startStdioProxy, upstreamCommand, type StdioProxy } from './stdio-2026-harness.js';
 
 const gateArgs = ['--policy', 'test/proxy/fixtures/admin-only.policy.json', '--overlay', 'test/proxy/fixtures/stdio-2026.overlay.json'];
@@ -29,12 +30,18 @@ describe('mcp-gate proxy --stdio in front of a spawned upstream that speaks only
   it('relays server/discover, and filters each list by the envelope of its own message', async () => {
     const discover = JSON.parse(await lines.request(1, 'server/discover', { _meta: envelope('plain-client') })) as { result: { supportedVersions: string[] } };
     expect(discover.result.supportedVersions).toContain('2026-07-28');
-    expect(names(await lines.request(2, 'tools/list', { _meta: envelope('plain-client') }), 'tools')).toEqual(['public-crash', 'public-echo', 'public-progress']);
+    expect(names(await lines.request(2, 'tools/list', { _meta: envelope('plain-client') }), 'tools')).toEqual([
+      'public-crash',
+      'public-echo',
+      'public-progress',
+      'public-wait',
+    ]);
     // The next message, on the same connection, from the client the policy lets see admin primitives.
     expect(names(await lines.request(3, 'tools/list', { _meta: envelope('admin-client') }), 'tools')).toEqual([
       'public-crash',
       'public-echo',
       'public-progress',
+      'public-wait',
       'secret-drop',
     ]);
     expect(names(await lines.request(4, 'prompts/list', { _meta: envelope('plain-client') }), 'prompts')).toEqual(['public-prompt']);
@@ -75,6 +82,20 @@ describe('mcp-gate proxy --stdio in front of a spawned upstream that speaks only
     const received = proxy.upstreamReceived();
     expect(received.some((line) => line.includes('"public-echo"'))).toBe(true);
     expect(received.filter((line) => line.includes('secret'))).toEqual([]);
+  });
+
+  it('passes a cancellation on to the upstream, and answers neither listen nor the cancelled call', async () => {
+    lines.send(40, 'tools/call', { name: 'public-wait', arguments: {}, _meta: envelope('plain-client') });
+    await waitFor('the call upstream', () => proxy.upstreamReceived().find((line) => line.includes('"public-wait"')));
+    lines.notify('notifications/cancelled', { requestId: 40, _meta: envelope('plain-client') });
+    await waitFor('the upstream to see it cancelled', () => proxy.stderr().includes('upstream: cancelled public-wait') || undefined);
+    // A change stream would name primitives this client may not see: not relayed (as over HTTP).
+    expect(JSON.parse(await lines.request(41, 'subscriptions/listen', { filter: { toolsListChanged: true }, _meta: envelope('plain-client') }))).toEqual({
+      jsonrpc: '2.0',
+      id: 41,
+      error: { code: -32601, message: 'Method not found' },
+    });
+    expect(lines.lines.filter((line) => (JSON.parse(line) as { id?: unknown }).id === 40)).toEqual([]);
   });
 
   it('answers a 2025-era initialize with the upstream’s own refusal, byte for byte', async () => {
