@@ -51,7 +51,7 @@ export async function inspectUpstream(
       if (statelessUpstream === undefined || eraMismatchMessage(error) === undefined) throw error;
       const inspected =
         statelessUpstream instanceof SpawnedStatelessUpstream
-          ? await (await loadStdioStatelessServing())?.inspectAnyStatelessUpstream(wire, statelessUpstream, timeoutMs)
+          ? await (await loadStdioStatelessServing())?.inspectSpawnedStatelessUpstream(wire, statelessUpstream, timeoutMs)
           : await (await loadStatelessServing())?.inspectStatelessUpstream(wire, statelessUpstream, timeoutMs);
       if (inspected === undefined) throw error;
       return { ...summaryOf(wire, inspected.catalog, inspected.serverName), statelessOnly: true };
@@ -173,15 +173,15 @@ export async function serveProxyStdio(
     readonly statelessUpstream?: StatelessUpstream | SpawnedStatelessUpstream | undefined;
     readonly statelessOnly?: boolean | undefined;
   } = {},
-): Promise<Serving> {
+): Promise<Serving & { readonly servesStateless: boolean }> {
   const legacySession = () => createProxySession({ wire, openUpstream, onError, upstreamPingMs: settings.upstreamPingMs });
   // Hook: a 2026-07-28 client on stdio, when the upstream speaks 2026-07-28; the opening exchange picks the era (stdio-era-serving.ts).
   const stateless =
     settings.statelessUpstream === undefined
       ? undefined
       : await (await loadStdioStatelessServing())?.startStdioStatelessConnections(wire, settings.statelessUpstream, onError, statelessProbeTimeoutMs);
-  if (stateless === undefined) return serveOverStdio(legacySession(), stdio, signal);
+  if (stateless === undefined) return { ...(await serveOverStdio(legacySession(), stdio, signal)), servesStateless: false };
   const { serveProxyStdioEras } = await import('./stdio-era-serving.js');
   const eras = await serveProxyStdioEras({ stdio, signal, legacySession, stateless: stateless.connections, only: settings.statelessOnly, onError });
-  return { done: eras.done, close: async () => (await eras.close(), await stateless.close()) };
+  return { done: eras.done, close: async () => (await eras.close(), await stateless.close()), servesStateless: true };
 }

@@ -58,19 +58,22 @@ export async function startSpawnedStatelessServing(
   return { sessionless: { accepts: only ? () => true : isStatelessRequest, handle }, close: () => started.close() };
 }
 
-/** The startup check of an upstream that speaks only 2026-07-28 (stateless-serving.ts's inspectStatelessUpstream, for either kind). */
-export async function inspectAnyStatelessUpstream(
+/**
+ * The startup check of a spawned upstream that speaks only 2026-07-28 (stateless-serving.ts's
+ * inspectStatelessUpstream, over its stdio): its server name and lists, read through the process
+ * that then serves the stateless requests.
+ */
+export async function inspectSpawnedStatelessUpstream(
   wire: WireGate,
-  upstream: AnyStatelessUpstream,
+  upstream: SpawnedStatelessUpstream,
   timeoutMs: number,
 ): Promise<{ readonly catalog: Catalog; readonly serverName: string | undefined } | undefined> {
-  const { target, headers } = targetOf(upstream);
-  const discover = await discoverStatelessUpstream(target, headers({}), timeoutMs);
+  const discover = await discoverStatelessUpstream(upstream, {}, timeoutMs);
   if (discover === undefined) {
-    await closeSpawned(upstream);
+    await upstream.close();
     return undefined;
   }
-  const client = await connectStatelessUpstream(target, headers({}), startupEnvelope);
+  const client = await connectStatelessUpstream(upstream, {}, startupEnvelope);
   try {
     const connection = await wire.attach(client, { notify: async () => undefined, isOpen: () => false });
     return { catalog: connection.catalog(), serverName: serverNameOf(discover) };

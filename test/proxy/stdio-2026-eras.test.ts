@@ -28,6 +28,7 @@ describe('mcp-gate proxy --stdio in front of a spawned upstream of both eras', (
     const client = new ClientV2({ name: 'plain-client', version: '2.0.0' }, { versionNegotiation: { mode: 'auto' } });
     await client.connect(new StreamTransportV2(proxy.output, proxy.input));
     expect(client.getNegotiatedProtocolVersion()).toBe('2026-07-28');
+    expect(proxy.stderr()).toContain('serving 2026-07-28 clients too, each message gated on its own envelope');
     expect((await client.listTools()).tools.map((tool) => tool.name).sort()).toEqual(['public-crash', 'public-echo', 'public-progress', 'public-wait']);
     expect(await client.callTool({ name: 'public-echo', arguments: { message: 'v2' } })).toMatchObject({ content: [{ type: 'text', text: 'echo: v2' }] });
     // No 2025-era session was opened upstream for it: every message it sent carried its envelope.

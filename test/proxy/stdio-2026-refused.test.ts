@@ -39,6 +39,7 @@ describe('mcp-gate proxy --stdio in front of a spawned 2025-era-only upstream', 
   it('gives a negotiating client a 2025-11-25 session, gated', { timeout: 20_000 }, async () => {
     const client = await connect('auto');
     expect(client.getNegotiatedProtocolVersion()).toBe('2025-11-25');
+    expect(proxies.at(-1)!.stderr()).not.toContain('serving 2026-07-28 clients');
     const tools = (await client.listTools()).tools.map((tool) => tool.name);
     expect(tools).toContain('public-echo');
     expect(tools.filter((name) => name.startsWith('secret-'))).toEqual([]);

@@ -130,6 +130,12 @@ export const proxyCommand: Command = {
         if (stdio === undefined) throw new Error('proxy --stdio needs io.stdio');
         const serving = await runtime.serveProxyStdio(wire, openUpstream, stdio, signal, onError, { ...settings, statelessUpstream, statelessOnly: summary.statelessOnly });
         note('speaking MCP on stdin/stdout');
+        if (serving.servesStateless)
+          note(
+            summary.statelessOnly
+              ? 'serving 2026-07-28 clients only (the upstream speaks only 2026-07-28; 2025-era clients get its refusal; docs/proxy.md#2026-07-28-over-stdio)'
+              : 'serving 2026-07-28 clients too, each message gated on its own envelope (the upstream speaks 2026-07-28; docs/proxy.md#2026-07-28-over-stdio)',
+          );
         return { gate: wire, serving };
       }
       let serving;
