@@ -182,6 +182,14 @@ export async function serveProxyStdio(
       : await (await loadStdioStatelessServing())?.startStdioStatelessConnections(wire, settings.statelessUpstream, onError, statelessProbeTimeoutMs);
   if (stateless === undefined) return { ...(await serveOverStdio(legacySession(), stdio, signal)), servesStateless: false };
   const { serveProxyStdioEras } = await import('./stdio-era-serving.js');
-  const eras = await serveProxyStdioEras({ stdio, signal, legacySession, stateless: stateless.connections, only: settings.statelessOnly, onError });
+  const eras = await serveProxyStdioEras({
+    stdio,
+    signal,
+    legacySession,
+    stateless: stateless.connections,
+    upstreamHeaders: stateless.upstreamHeaders,
+    only: settings.statelessOnly,
+    onError,
+  });
   return { done: eras.done, close: async () => (await eras.close(), await stateless.close()), servesStateless: true };
 }

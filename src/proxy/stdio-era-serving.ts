@@ -21,8 +21,10 @@ export interface StdioEraOptions {
   readonly signal: AbortSignal;
   /** The 2025-era proxy session (proxy-session.ts), for a connection that opens as 2025-era. */
   readonly legacySession: () => { connect(transport: Transport): Promise<void>; close(): Promise<void> };
-  /** Where 2026-07-28 requests go; undefined when the upstream does not speak it (every connection is then 2025-era). */
-  readonly stateless?: StatelessConnections | undefined;
+  /** Where 2026-07-28 requests go (the upstream speaks it: proxy-runtime.ts serves stdio this way only then). */
+  readonly stateless: StatelessConnections;
+  /** The upstream headers of every 2026-07-28 request (--upstream-header; stdio has no headers to forward). */
+  readonly upstreamHeaders: Readonly<Record<string, string>>;
   /** The upstream speaks only 2026-07-28: every message goes the stateless way, and an `initialize` gets the upstream's own refusal. */
   readonly only?: boolean | undefined;
   readonly onError: (error: unknown) => void;
@@ -63,7 +65,7 @@ export async function serveProxyStdioEras(options: StdioEraOptions): Promise<Ser
             void send({ jsonrpc: '2.0', method: 'notifications/progress', params: { ...progress, progressToken } })
         : undefined;
     try {
-      const result = (await options.stateless!.use(envelopeMetaOf(params?.['_meta']), {}, (connection) =>
+      const result = (await options.stateless.use(envelopeMetaOf(params?.['_meta']), options.upstreamHeaders, (connection) =>
         connection.handle({ method, params, id }, contextInput(method, params), { signal: abort.signal, onprogress }),
       )) as Record<string, unknown>;
       // The gate answers lists itself: a 2026-07-28 result says it is complete and how it may be cached (forwarded results already do).
@@ -98,7 +100,7 @@ export async function serveProxyStdioEras(options: StdioEraOptions): Promise<Ser
   const processMessage = async (message: JSONRPCMessage) => {
     if (era === 'opening') {
       if (!('method' in message)) return; // an answer before anything was asked: nothing to settle
-      if (options.stateless !== undefined && (options.only === true || claimsRevision(message))) era = 'modern';
+      if (options.only === true || claimsRevision(message)) era = 'modern';
       else {
         era = 'legacy';
         const channel = new LegacyChannel(wire);

@@ -24,24 +24,26 @@ function targetOf(upstream: AnyStatelessUpstream): { target: StatelessTarget; he
 }
 
 /**
- * The connections that 2026-07-28 requests arriving over the proxy's stdio are served through,
- * when the upstream speaks 2026-07-28 (its `server/discover` lists it); undefined otherwise, and
- * such a client is then served as a 2025-era one would be (what the opening exchange picks).
+ * The connections 2026-07-28 requests are served through when the upstream speaks 2026-07-28
+ * (its `server/discover` lists it), with the upstream headers of a request that has none to
+ * forward (a request over the proxy's stdio); undefined otherwise, and a 2026-07-28 client is
+ * then served as it would be by a 2025-era server.
  */
 export async function startStdioStatelessConnections(
   wire: WireGate,
   upstream: AnyStatelessUpstream,
   onError: (error: unknown) => void,
   probeTimeoutMs: number,
-): Promise<{ readonly connections: StatelessConnections; close(): Promise<void> } | undefined> {
+): Promise<{ readonly connections: StatelessConnections; readonly upstreamHeaders: Readonly<Record<string, string>>; close(): Promise<void> } | undefined> {
   const { target, headers } = targetOf(upstream);
-  // No HTTP downstream, so no --forward-header values: the upstream gets the --upstream-header ones.
-  if ((await discoverStatelessUpstream(target, headers({}), probeTimeoutMs)) === undefined) {
+  // Without an HTTP request to forward headers from, the upstream gets the --upstream-header ones.
+  const upstreamHeaders = headers({});
+  if ((await discoverStatelessUpstream(target, upstreamHeaders, probeTimeoutMs)) === undefined) {
     await closeSpawned(upstream);
     return undefined;
   }
-  const connections = new StatelessConnections({ wire, onError, connect: (upstreamHeaders, envelope) => connectStatelessUpstream(target, upstreamHeaders, envelope) });
-  return { connections, close: async () => (await connections.close(), await closeSpawned(upstream)) };
+  const connections = new StatelessConnections({ wire, onError, connect: (requestHeaders, envelope) => connectStatelessUpstream(target, requestHeaders, envelope) });
+  return { connections, upstreamHeaders, close: async () => (await connections.close(), await closeSpawned(upstream)) };
 }
 
 /** stateless-serving.ts's startStatelessServing for a spawned upstream: the HTTP listener's hook, its requests sent over the process's stdio. */

@@ -64,6 +64,7 @@ export class SpawnedStatelessUpstream {
   async request(channel: Channel, message: JSONRPCMessage & { id: Id }, signal: AbortSignal | undefined): Promise<void> {
     if (this.#closed) throw new UpstreamProcessExited('the proxy is closing');
     const upstream = await this.#running();
+    signal?.throwIfAborted();
     const upstreamId = this.#nextId++;
     const params = (message as { params?: Record<string, unknown> }).params;
     const meta = params?.['_meta'] as Record<string, unknown> | undefined;
@@ -77,6 +78,8 @@ export class SpawnedStatelessUpstream {
     const answered = new Promise<void>((resolve, reject) => {
       this.#waiting.set(upstreamId, { channel, id: message.id, progressToken, settle: (error) => (error === undefined ? resolve() : reject(error)) });
     });
+    // It may fail (the process exits, the request is cancelled) while the send is still being written: awaited below all the same.
+    answered.catch(() => undefined);
     const onAbort = () => {
       // 2026-07-28 over stdio cancels as 2025 did: a notification naming the request (with the request's envelope).
       const envelope = Object.fromEntries(Object.entries(meta ?? {}).filter(([key]) => key.startsWith('io.modelcontextprotocol/')));
