@@ -69,7 +69,9 @@ export async function serveProxyStdioEras(options: StdioEraOptions): Promise<Ser
         connection.handle({ method, params, id }, contextInput(method, params), { signal: abort.signal, onprogress }),
       )) as Record<string, unknown>;
       // The gate answers lists itself: a 2026-07-28 result says it is complete and how it may be cached (forwarded results already do).
-      const answer = 'resultType' in result ? result : { ...result, resultType: 'complete', ttlMs: 0, cacheScope: 'private' };
+      let answer = 'resultType' in result ? result : { ...result, resultType: 'complete', ttlMs: 0, cacheScope: 'private' };
+      // A read the upstream marks `public` was let through for this caller's context: no cache may hand it to another.
+      if (method === 'resources/read' && answer['cacheScope'] === 'public') answer = { ...answer, cacheScope: 'private' };
       // The member order of `@modelcontextprotocol/server` 2.4's own answers, so a relayed answer reads as the upstream's.
       if (!abort.signal.aborted) await send({ result: answer, jsonrpc: '2.0', id } as JSONRPCMessage);
     } catch (error) {
