@@ -63,6 +63,15 @@ describe('mcp-gate proxy --stdio in front of a spawned upstream that speaks only
     ]);
   });
 
+  it('answers a read the upstream lets shared caches keep as private', async () => {
+    const read = JSON.parse(await lines.request(12, 'resources/read', { uri: 'test://docs/public', _meta: envelope('plain-client') })) as { result: Record<string, unknown> };
+    const upstreamRead = JSON.parse(await direct.lines.request(12, 'resources/read', { uri: 'test://docs/public', _meta: envelope('plain-client') })) as {
+      result: Record<string, unknown>;
+    };
+    expect(upstreamRead.result['cacheScope']).toBe('public');
+    expect(read.result).toEqual({ ...upstreamRead.result, cacheScope: 'private' });
+  });
+
   it('answers a call, get or read of a hidden primitive byte for byte as an upstream without it', async () => {
     const hidden: [string, Record<string, unknown>][] = [
       ['tools/call', { name: 'secret-drop', arguments: { table: 'users' } }],
