@@ -131,8 +131,9 @@ export async function serveProxyHttp(
 const statelessProbeTimeoutMs = 10_000;
 
 /**
- * The stateless serving for this upstream (a URL, or a spawned command over its stdio), or undefined: for a legacy SSE upstream,
- * one that does not speak 2026-07-28, or without the optional v2 client package.
+ * The stateless serving for this upstream (a URL, or a spawned command over its stdio), or
+ * undefined: for a legacy SSE upstream, one that does not speak 2026-07-28, or without the
+ * optional v2 client package.
  */
 async function statelessServingFor(
   wire: WireGate,
