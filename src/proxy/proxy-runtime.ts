@@ -11,10 +11,11 @@ import { aborted, serveOverStdio, withTimeout, type Serving } from '../serve/lif
 import { createWireGate, type WireGate, type WireGateOptions } from '../wire/wire-gate.js';
 import { createProxySession, type ProxySessionOptions } from './proxy-session.js';
 import type { StatelessServing, StatelessUpstream } from './stateless-serving.js';
+import { SpawnedStatelessUpstream } from './stdio-stateless-upstream.js';
 import { eraMismatchMessage } from './upstream-era.js';
 import { UpstreamSupervisor } from './supervisor.js';
 
-export { createWireGate };
+export { createWireGate, SpawnedStatelessUpstream };
 export type { Serving, WireGate, WireGateOptions };
 
 export interface UpstreamSummary {
@@ -35,7 +36,12 @@ export interface UpstreamSummary {
  * its protocol version is asked again with 2026-07-28 stateless requests; if it speaks that, the
  * summary says `statelessOnly` and the proxy serves it that way (docs/proxy.md#protocol-eras).
  */
-export async function inspectUpstream(wire: WireGate, transport: Transport, timeoutMs: number, statelessUpstream?: StatelessUpstream): Promise<UpstreamSummary> {
+export async function inspectUpstream(
+  wire: WireGate,
+  transport: Transport,
+  timeoutMs: number,
+  statelessUpstream?: StatelessUpstream | SpawnedStatelessUpstream,
+): Promise<UpstreamSummary> {
   const client = new Client({ name: 'mcp-gate-proxy-startup-check', version: '0.1.0' });
   try {
     try {
@@ -43,7 +49,10 @@ export async function inspectUpstream(wire: WireGate, transport: Transport, time
     } catch (error) {
       // Hook: an upstream of protocol 2026-07-28 only.
       if (statelessUpstream === undefined || eraMismatchMessage(error) === undefined) throw error;
-      const inspected = await (await loadStatelessServing())?.inspectStatelessUpstream(wire, statelessUpstream, timeoutMs);
+      const inspected =
+        statelessUpstream instanceof SpawnedStatelessUpstream
+          ? await (await loadStdioStatelessServing())?.inspectSpawnedStatelessUpstream(wire, statelessUpstream, timeoutMs)
+          : await (await loadStatelessServing())?.inspectStatelessUpstream(wire, statelessUpstream, timeoutMs);
       if (inspected === undefined) throw error;
       return { ...summaryOf(wire, inspected.catalog, inspected.serverName), statelessOnly: true };
     }
@@ -74,8 +83,8 @@ export interface ProxyHttpSettings {
   readonly upstreamPingMs?: number | undefined;
   /** How long a ping of the upstream may go unanswered before its session is taken as gone (default 5 s; tests shorten it). */
   readonly probeTimeoutMs?: number | undefined;
-  /** A Streamable HTTP upstream: 2026-07-28 stateless requests are served when it speaks 2026-07-28 (stateless-serving.ts). */
-  readonly statelessUpstream?: StatelessUpstream | undefined;
+  /** A Streamable HTTP upstream, or a spawned one: 2026-07-28 stateless requests are served when it speaks 2026-07-28 (stateless-serving.ts, stdio-stateless-serving.ts). */
+  readonly statelessUpstream?: StatelessUpstream | SpawnedStatelessUpstream | undefined;
   /** The upstream speaks only 2026-07-28 (UpstreamSummary.statelessOnly): every request is served statelessly, none opens a session. */
   readonly statelessOnly?: boolean | undefined;
 }
@@ -122,16 +131,19 @@ export async function serveProxyHttp(
 const statelessProbeTimeoutMs = 10_000;
 
 /**
- * The stateless serving for this upstream, or undefined: for a spawned or legacy SSE upstream,
- * one that does not speak 2026-07-28, or without the optional v2 client package.
+ * The stateless serving for this upstream (a URL, or a spawned command over its stdio), or
+ * undefined: for a legacy SSE upstream, one that does not speak 2026-07-28, or without the
+ * optional v2 client package.
  */
 async function statelessServingFor(
   wire: WireGate,
-  upstream: StatelessUpstream | undefined,
+  upstream: StatelessUpstream | SpawnedStatelessUpstream | undefined,
   onError: (error: unknown) => void,
   only: boolean,
 ): Promise<StatelessServing | undefined> {
   if (upstream === undefined) return undefined;
+  if (upstream instanceof SpawnedStatelessUpstream)
+    return (await loadStdioStatelessServing())?.startSpawnedStatelessServing(wire, upstream, onError, statelessProbeTimeoutMs, only);
   return (await loadStatelessServing())?.startStatelessServing(wire, upstream, onError, statelessProbeTimeoutMs, only);
 }
 
@@ -146,13 +158,39 @@ async function loadStatelessServing(): Promise<typeof import('./stateless-servin
   }
 }
 
+/** stdio-stateless-serving.ts, or undefined without the optional v2 client package. */
+async function loadStdioStatelessServing(): Promise<typeof import('./stdio-stateless-serving.js') | undefined> {
+  return (await loadStatelessServing()) === undefined ? undefined : import('./stdio-stateless-serving.js');
+}
+
 export async function serveProxyStdio(
   wire: WireGate,
   openUpstream: OpenUpstream,
   stdio: { readonly input: Readable; readonly output: Writable },
   signal: AbortSignal,
   onError: (error: unknown) => void,
-  settings: { readonly upstreamPingMs?: number | undefined } = {},
-): Promise<Serving> {
-  return serveOverStdio(createProxySession({ wire, openUpstream, onError, upstreamPingMs: settings.upstreamPingMs }), stdio, signal);
+  settings: {
+    readonly upstreamPingMs?: number | undefined;
+    readonly statelessUpstream?: StatelessUpstream | SpawnedStatelessUpstream | undefined;
+    readonly statelessOnly?: boolean | undefined;
+  } = {},
+): Promise<Serving & { readonly servesStateless: boolean }> {
+  const legacySession = () => createProxySession({ wire, openUpstream, onError, upstreamPingMs: settings.upstreamPingMs });
+  // Hook: a 2026-07-28 client on stdio, when the upstream speaks 2026-07-28; the opening exchange picks the era (stdio-era-serving.ts).
+  const stateless =
+    settings.statelessUpstream === undefined
+      ? undefined
+      : await (await loadStdioStatelessServing())?.startStdioStatelessConnections(wire, settings.statelessUpstream, onError, statelessProbeTimeoutMs);
+  if (stateless === undefined) return { ...(await serveOverStdio(legacySession(), stdio, signal)), servesStateless: false };
+  const { serveProxyStdioEras } = await import('./stdio-era-serving.js');
+  const eras = await serveProxyStdioEras({
+    stdio,
+    signal,
+    legacySession,
+    stateless: stateless.connections,
+    upstreamHeaders: stateless.upstreamHeaders,
+    only: settings.statelessOnly,
+    onError,
+  });
+  return { done: eras.done, close: async () => (await eras.close(), await stateless.close()), servesStateless: true };
 }

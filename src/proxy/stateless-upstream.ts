@@ -1,6 +1,7 @@
 // The upstream side of a 2026-07-28 stateless request: the v1 SDK Client the wire binding drives,
-// over the v2 SDK's own Streamable HTTP client transport, with no session and no handshake. Every
-// request the Client sends carries the `_meta` envelope of the downstream request it is made for.
+// over the v2 SDK's own Streamable HTTP client transport (or a spawned upstream's stdio,
+// stdio-stateless-upstream.ts), with no session and no handshake. Every request the Client sends
+// carries the `_meta` envelope of the downstream request it is made for.
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { StreamableHTTPClientTransport as ModernHttpTransport, type JSONRPCMessage as ModernMessage } from '@modelcontextprotocol/client';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -42,7 +43,28 @@ export function withCallHeaders<T>(downstream: Readonly<Record<string, string | 
 }
 
 /**
- * A v1 Transport over the v2 Streamable HTTP client transport. The v2 transport derives the
+ * What a stateless request travels over: the v2 Streamable HTTP client transport, or a channel
+ * of a spawned upstream's stdio. `send` settles when the request's answer has been delivered
+ * (or failed); aborting `requestSignal` cancels the request.
+ */
+export interface StatelessChannel {
+  onmessage?: (message: ModernMessage) => void;
+  onerror?: (error: Error) => void;
+  onclose?: () => void;
+  start(): Promise<void>;
+  send(message: ModernMessage, options?: { requestSignal?: AbortSignal; headers?: Record<string, string> }): Promise<void>;
+  close(): Promise<void>;
+}
+
+/** Where stateless requests go: a Streamable HTTP URL, or something that opens channels (a spawned upstream). */
+export type StatelessTarget = URL | { openChannel(): StatelessChannel };
+
+function openChannel(target: StatelessTarget, headers: Readonly<Record<string, string>>): StatelessChannel {
+  return target instanceof URL ? new ModernHttpTransport(target, { requestInit: { headers: { ...headers } } }) : target.openChannel();
+}
+
+/**
+ * A v1 Transport over a stateless channel (the v2 Streamable HTTP client transport). The v2 transport derives the
  * 2026-07-28 headers (`MCP-Protocol-Version`, `Mcp-Method`, `Mcp-Name`) from each request's own
  * envelope; this one puts the envelope there. Cancelling a request is closing its HTTP request
  * in 2026-07-28 (there is no session to send `notifications/cancelled` to), so the Client's
@@ -56,24 +78,24 @@ class StatelessUpstreamTransport implements Transport {
   onmessage?: (message: JSONRPCMessage) => void;
   onerror?: (error: Error) => void;
   onclose?: () => void;
-  readonly #http: ModernHttpTransport;
+  readonly #channel: StatelessChannel;
   readonly #envelope: EnvelopeMeta;
   /** Requests waiting on the upstream, by id: aborting one closes its HTTP request. */
   readonly #waiting = new Map<string | number, AbortController>();
 
-  constructor(url: URL, headers: Readonly<Record<string, string>>, envelope: EnvelopeMeta) {
-    this.#http = new ModernHttpTransport(url, { requestInit: { headers: { ...headers } } });
+  constructor(target: StatelessTarget, headers: Readonly<Record<string, string>>, envelope: EnvelopeMeta) {
+    this.#channel = openChannel(target, headers);
     this.#envelope = envelope;
   }
 
   async start(): Promise<void> {
-    this.#http.onmessage = (message) => {
+    this.#channel.onmessage = (message) => {
       if ('id' in message && !('method' in message)) this.#waiting.delete(message.id as string | number);
       this.onmessage?.(message as JSONRPCMessage);
     };
-    this.#http.onerror = (error) => this.onerror?.(error);
-    this.#http.onclose = () => this.onclose?.();
-    await this.#http.start();
+    this.#channel.onerror = (error) => this.onerror?.(error);
+    this.#channel.onclose = () => this.onclose?.();
+    await this.#channel.start();
   }
 
   async send(message: JSONRPCMessage): Promise<void> {
@@ -84,7 +106,7 @@ class StatelessUpstreamTransport implements Transport {
       const params = { ...message.params, _meta: { ...message.params?._meta, ...this.#envelope } };
       try {
         const headers = message.method === 'tools/call' ? callHeaders.getStore() : undefined;
-        await this.#http.send({ ...message, params } as ModernMessage, { requestSignal: abort.signal, ...(headers === undefined ? {} : { headers }) });
+        await this.#channel.send({ ...message, params } as ModernMessage, { requestSignal: abort.signal, ...(headers === undefined ? {} : { headers }) });
       } catch (error) {
         this.#waiting.delete(message.id);
         const answer = errorAnswerIn(error, message.id);
@@ -102,7 +124,7 @@ class StatelessUpstreamTransport implements Transport {
 
   async close(): Promise<void> {
     for (const abort of this.#waiting.values()) abort.abort();
-    await this.#http.close();
+    await this.#channel.close();
   }
 }
 
@@ -130,9 +152,9 @@ function errorAnswerIn(error: unknown, id: string | number): JSONRPCMessage | un
  * handshake: what the wire binding fetches lists and forwards requests through. The Client's own
  * name and capabilities are never sent; the envelope is.
  */
-export async function connectStatelessUpstream(url: URL, headers: Readonly<Record<string, string>>, envelope: EnvelopeMeta): Promise<Client> {
+export async function connectStatelessUpstream(target: StatelessTarget, headers: Readonly<Record<string, string>>, envelope: EnvelopeMeta): Promise<Client> {
   const client = new Client({ name: 'mcp-gate-proxy-stateless', version: '0.1.0' });
-  await client.connect(new StatelessUpstreamTransport(url, headers, envelope));
+  await client.connect(new StatelessUpstreamTransport(target, headers, envelope));
   return client;
 }
 
@@ -147,8 +169,12 @@ export const startupEnvelope: EnvelopeMeta = {
  * The upstream's answer to a 2026-07-28 `server/discover` request when it lists that revision in
  * `supportedVersions`, else undefined (a 2025-era server's 400, a transport error).
  */
-export async function discoverStatelessUpstream(url: URL, headers: Readonly<Record<string, string>>, timeoutMs: number): Promise<Record<string, unknown> | undefined> {
-  const client = await connectStatelessUpstream(url, headers, startupEnvelope);
+export async function discoverStatelessUpstream(
+  target: StatelessTarget,
+  headers: Readonly<Record<string, string>>,
+  timeoutMs: number,
+): Promise<Record<string, unknown> | undefined> {
+  const client = await connectStatelessUpstream(target, headers, startupEnvelope);
   try {
     const result = await client.request({ method: 'server/discover' } as never, ResultSchema, { timeout: timeoutMs });
     const supported = (result as { supportedVersions?: unknown }).supportedVersions;

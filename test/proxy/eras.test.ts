@@ -5,10 +5,8 @@
 // one endpoint or 2026-07-28 only; v1 SDK, 2025-era only) and real clients of both SDKs: what
 // works, and the exact refusal of what does not.
 import { writeFileSync } from 'node:fs';
-import { readFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { PassThrough, Readable } from 'node:stream';
 import { Client as ClientV2, StreamableHTTPClientTransport as StreamableHttpV2 } from '@modelcontextprotocol/client';
 import { createMcpHandler } from '@modelcontextprotocol/server';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -16,8 +14,8 @@ import { startHttpHost, type HttpHost } from '../../src/serve/http-host.js';
 import { createFixtureServer } from '../sdk/fixtures.js';
 import { createServer } from '../server/fixtures.js';
 import { listen, postModern, type Endpoint } from '../server/http.js';
-import { run } from '../../src/cli/run.js';
-import { repositoryRoot, startProxy, type RunningProxy } from './harness.js';
+import { startProxy, type RunningProxy } from './harness.js';
+import { envelope, RawLines, startStdioProxy } from './stdio-2026-harness.js';
 
 // Hides one tool of the v2 fixture server, so that a working path is seen to be gated too.
 const policyPath = join(tmpdir(), `mcp-gate-eras-${process.pid}.policy.json`);
@@ -177,19 +175,16 @@ describe('mcp-gate proxy in front of an upstream that speaks 2026-07-28 only', (
     expect(proxied.headers.get('mcp-session-id')).toBeNull();
   });
 
-  it('still refuses it at startup with --stdio, saying which protocol revisions each side speaks', { timeout: 60_000 }, async () => {
-    const err: string[] = [];
-    const code = await run(['proxy', '--stdio', '--policy', policyPath, '--upstream-url', `${modernOnly.url}/mcp`], {
-      cwd: repositoryRoot,
-      stdout: () => undefined,
-      stderr: (text) => err.push(text),
-      readFile: (path) => readFile(path, 'utf8'),
-      signal: AbortSignal.timeout(30_000),
-      stdio: { input: Readable.from([]), output: new PassThrough() },
-    });
-    expect(code).toBe(1);
-    expect(err.join('')).toContain(
-      `mcp-gate proxy: cannot reach the upstream ${modernOnly.url}/mcp: it speaks only protocol revision 2026-07-28, and mcp-gate proxy opens 2025-era sessions upstream (2025-11-25 and earlier); see docs/proxy.md#protocol-eras`,
-    );
+  it('serves it with --stdio too: each message gated on its own envelope, a 2025-era initialize refused by the upstream', { timeout: 30_000 }, async () => {
+    const stdioProxy = await startStdioProxy(['--policy', policyPath, '--upstream-url', `${modernOnly.url}/mcp`]);
+    try {
+      const lines = new RawLines(stdioProxy.input, stdioProxy.output);
+      const listed = JSON.parse(await lines.request(1, 'tools/list', { _meta: envelope('stdio-client') })) as { result: { tools: { name: string }[] } };
+      expectGated(listed.result.tools.map((tool) => tool.name));
+      const params = { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'old', version: '1.0.0' } };
+      expect(JSON.parse(await lines.request(2, 'initialize', params))).toMatchObject({ error: { code: -32022, data: { supported: ['2026-07-28'] } } });
+    } finally {
+      await stdioProxy.stop();
+    }
   });
 });

@@ -37,7 +37,8 @@ export const proxyCommand: Command = {
     `http://127.0.0.1:PORT/mcp, every path below /mcp being an endpoint too (/mcp/admin), or stdio`,
     `with --stdio. Each client session gets its own upstream session, initialized with the client's`,
     `name and capabilities; a 2026-07-28 stateless request is served too (gated on its own _meta`,
-    `envelope and headers) when the --upstream-url speaks 2026-07-28. Primitives are annotated by`,
+    `envelope and headers), over HTTP or --stdio, when the upstream (URL or command) speaks`,
+    `2026-07-28. Primitives are annotated by`,
     `their own _meta["mcp-gate"], else by the --overlay file. Hidden primitives are answered as the`,
     `upstream answers a name it does not have, and nothing naming one is sent upstream. A policy`,
     `that reads feature flags resolves them through flagd in-process (--flagd-file or --flagd-host;`,
@@ -99,15 +100,18 @@ export const proxyCommand: Command = {
           onStderrLine: (line) => note(`upstream: ${line}`),
           headers: upstreamSessionHeaders(settings.upstreamHeaders, settings.forwardHeaders, downstream?.headers ?? {}),
         });
-      // A Streamable HTTP upstream may speak 2026-07-28 too, or only: stateless requests are then served over HTTP (src/proxy/stateless-serving.ts).
+      // The upstream may speak 2026-07-28 too, or only: stateless requests are then served (src/proxy/stateless-serving.ts), and
+      // over a spawned upstream's stdio through one process of its own (src/proxy/stdio-stateless-upstream.ts).
       const { upstream, upstreamHeaders, forwardHeaders } = settings;
       const statelessUpstream =
-        upstream.kind === 'url' && upstream.transport !== 'sse' && !settings.stdio
-          ? {
-              url: upstream.url,
-              headers: (downstream: Readonly<Record<string, string | string[] | undefined>>) => upstreamSessionHeaders(upstreamHeaders, forwardHeaders, downstream),
-            }
-          : undefined;
+        upstream.kind === 'command'
+          ? new runtime.SpawnedStatelessUpstream(() => openUpstream(), { onError })
+          : upstream.transport !== 'sse'
+            ? {
+                url: upstream.url,
+                headers: (downstream: Readonly<Record<string, string | string[] | undefined>>) => upstreamSessionHeaders(upstreamHeaders, forwardHeaders, downstream),
+              }
+            : undefined;
       let summary;
       try {
         summary = await runtime.inspectUpstream(wire, openUpstream(), startupTimeoutMs, statelessUpstream);
@@ -124,8 +128,14 @@ export const proxyCommand: Command = {
       if (settings.stdio) {
         const stdio = io.stdio;
         if (stdio === undefined) throw new Error('proxy --stdio needs io.stdio');
-        const serving = await runtime.serveProxyStdio(wire, openUpstream, stdio, signal, onError, settings);
+        const serving = await runtime.serveProxyStdio(wire, openUpstream, stdio, signal, onError, { ...settings, statelessUpstream, statelessOnly: summary.statelessOnly });
         note('speaking MCP on stdin/stdout');
+        if (serving.servesStateless)
+          note(
+            summary.statelessOnly
+              ? 'serving 2026-07-28 clients only (the upstream speaks only 2026-07-28; 2025-era clients get its refusal; docs/proxy.md#2026-07-28-over-stdio)'
+              : 'serving 2026-07-28 clients too, each message gated on its own envelope (the upstream speaks 2026-07-28; docs/proxy.md#2026-07-28-over-stdio)',
+          );
         return { gate: wire, serving };
       }
       let serving;
