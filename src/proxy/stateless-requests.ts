@@ -13,7 +13,8 @@ import { envelopeMetaOf, statelessProtocolVersion, withCallHeaders } from './sta
 
 export interface StatelessRequestOptions {
   readonly connections: StatelessConnections;
-  readonly listeners: StatelessListeners;
+  /** Change streams; without them (a spawned upstream, whose stdio has no listen relay yet) `subscriptions/listen` is refused. */
+  readonly listeners?: StatelessListeners | undefined;
   /** The headers the upstream gets for a request with these downstream headers (--upstream-header, --forward-header). */
   readonly upstreamHeaders: (downstream: Readonly<Record<string, string | string[] | undefined>>) => Readonly<Record<string, string>>;
   readonly onError: (error: unknown) => void;
@@ -54,6 +55,12 @@ export function createStatelessHandler(options: StatelessRequestOptions): (reque
       return;
     }
     if (method === 'subscriptions/listen') {
+      if (options.listeners === undefined) {
+        // Never forwarded unfiltered (it would name primitives the client may not see): answered as a
+        // server that does not serve the method (the v2 SDK's own answer).
+        response.writeHead(404, { 'content-type': 'application/json' }).end(errorBody(id, -32601, 'Method not found'));
+        return;
+      }
       // A change stream, relayed only as far as this listener's context may see (stateless-listen.ts).
       const input = contextInput(request, method, endpoint, params);
       const served = await options.listeners.serve(response, { id, params }, input, options.upstreamHeaders(request.headers));
