@@ -9,6 +9,7 @@ import type { BearerVerifier } from '../serve/bearer-auth.js';
 import { startHttpHost, type HttpHost } from '../serve/http-host.js';
 import { aborted, serveOverStdio, withTimeout, type Serving } from '../serve/lifetime.js';
 import { createWireGate, type WireGate, type WireGateOptions } from '../wire/wire-gate.js';
+import type { EraBridge } from './bridge-upstream.js';
 import { createProxySession, type ProxySessionOptions } from './proxy-session.js';
 import type { StatelessServing, StatelessUpstream } from './stateless-serving.js';
 import { eraMismatchMessage } from './upstream-era.js';
@@ -22,7 +23,7 @@ export interface UpstreamSummary {
   /** Overlay keys whose glob matched none of the upstream's primitives. */
   readonly unmatchedOverlayKeys: readonly string[];
   readonly serverName: string | undefined;
-  /** The upstream speaks only protocol 2026-07-28: it is served with stateless requests alone (ProxyHttpSettings.statelessOnly). */
+  /** The upstream speaks only 2026-07-28: 2025-era sessions are bridged to it, and stateless requests relayed (ProxyHttpSettings.statelessOnly). */
   readonly statelessOnly?: boolean;
 }
 
@@ -33,7 +34,7 @@ export interface UpstreamSummary {
  *
  * `statelessUpstream` (HTTP only): where an upstream that refuses the 2025-era `initialize` for
  * its protocol version is asked again with 2026-07-28 stateless requests; if it speaks that, the
- * summary says `statelessOnly` and the proxy serves it that way (docs/proxy.md#protocol-eras).
+ * summary says `statelessOnly`, and the proxy bridges 2025-era sessions to it (docs/proxy.md#protocol-eras).
  */
 export async function inspectUpstream(wire: WireGate, transport: Transport, timeoutMs: number, statelessUpstream?: StatelessUpstream): Promise<UpstreamSummary> {
   const client = new Client({ name: 'mcp-gate-proxy-startup-check', version: '0.1.0' });
@@ -43,7 +44,7 @@ export async function inspectUpstream(wire: WireGate, transport: Transport, time
     } catch (error) {
       // Hook: an upstream of protocol 2026-07-28 only.
       if (statelessUpstream === undefined || eraMismatchMessage(error) === undefined) throw error;
-      const inspected = await (await loadStatelessServing())?.inspectStatelessUpstream(wire, statelessUpstream, timeoutMs);
+      const inspected = await (await loadOptional(() => import('./stateless-serving.js')))?.inspectStatelessUpstream(wire, statelessUpstream, timeoutMs);
       if (inspected === undefined) throw error;
       return { ...summaryOf(wire, inspected.catalog, inspected.serverName), statelessOnly: true };
     }
@@ -76,7 +77,7 @@ export interface ProxyHttpSettings {
   readonly probeTimeoutMs?: number | undefined;
   /** A Streamable HTTP upstream: 2026-07-28 stateless requests are served when it speaks 2026-07-28 (stateless-serving.ts). */
   readonly statelessUpstream?: StatelessUpstream | undefined;
-  /** The upstream speaks only 2026-07-28 (UpstreamSummary.statelessOnly): every request is served statelessly, none opens a session. */
+  /** The upstream speaks only 2026-07-28 (UpstreamSummary.statelessOnly): each 2025-era session's upstream side is spoken as stateless requests (bridge-upstream.ts). */
   readonly statelessOnly?: boolean | undefined;
 }
 
@@ -98,10 +99,13 @@ export async function serveProxyHttp(
 ): Promise<ProxyHttpServing> {
   // One restart back-off for all sessions: a crashing upstream command is not spawned once per client in a tight loop.
   const supervisor = new UpstreamSupervisor();
-  // Hook: 2026-07-28 stateless requests, beside the 2025-era sessions on the same listener.
-  const stateless = await statelessServingFor(wire, settings.statelessUpstream, onError, settings.statelessOnly === true);
+  const bridge = await eraBridgeFor(settings);
+  // Hook: 2026-07-28 stateless requests, beside the 2025-era sessions on the same listener (every request, when an
+  // upstream that speaks only 2026-07-28 could not be bridged).
+  const stateless = await statelessServingFor(wire, settings.statelessUpstream, onError, settings.statelessOnly === true && bridge === undefined);
   const host = await startHttpHost({
-    createServer: () => createProxySession({ wire, openUpstream, onError, supervisor, upstreamPingMs: settings.upstreamPingMs, probeTimeoutMs: settings.probeTimeoutMs }),
+    createServer: () =>
+      createProxySession({ wire, openUpstream, onError, supervisor, upstreamPingMs: settings.upstreamPingMs, probeTimeoutMs: settings.probeTimeoutMs, bridge }),
     // The wire gate attaches to each session's upstream when its initialize arrives.
     gate: { install() {} },
     port: settings.port,
@@ -132,13 +136,22 @@ async function statelessServingFor(
   only: boolean,
 ): Promise<StatelessServing | undefined> {
   if (upstream === undefined) return undefined;
-  return (await loadStatelessServing())?.startStatelessServing(wire, upstream, onError, statelessProbeTimeoutMs, only);
+  return (await loadOptional(() => import('./stateless-serving.js')))?.startStatelessServing(wire, upstream, onError, statelessProbeTimeoutMs, only);
 }
 
-/** stateless-serving.ts, or undefined without the optional v2 client package (`@modelcontextprotocol/client`) it runs on. */
-async function loadStatelessServing(): Promise<typeof import('./stateless-serving.js') | undefined> {
+/** The era bridge for an upstream that speaks only 2026-07-28 (docs/proxy.md#protocol-eras), else undefined. */
+async function eraBridgeFor(settings: {
+  readonly statelessUpstream?: StatelessUpstream | undefined;
+  readonly statelessOnly?: boolean | undefined;
+}): Promise<EraBridge | undefined> {
+  if (settings.statelessUpstream === undefined || settings.statelessOnly !== true) return undefined;
+  return (await loadOptional(() => import('./bridge-upstream.js')))?.createEraBridge(settings.statelessUpstream);
+}
+
+/** A module that runs on the optional v2 client package (`@modelcontextprotocol/client`), or undefined without it. */
+async function loadOptional<T>(load: () => Promise<T>): Promise<T | undefined> {
   try {
-    return await import('./stateless-serving.js');
+    return await load();
   } catch (error) {
     // Only the package missing turns stateless serving off; anything else is a fault to report.
     if ((error as { code?: unknown }).code !== 'ERR_MODULE_NOT_FOUND') throw error;
@@ -152,7 +165,13 @@ export async function serveProxyStdio(
   stdio: { readonly input: Readable; readonly output: Writable },
   signal: AbortSignal,
   onError: (error: unknown) => void,
-  settings: { readonly upstreamPingMs?: number | undefined } = {},
+  settings: {
+    readonly upstreamPingMs?: number | undefined;
+    /** With statelessOnly: the upstream speaks only 2026-07-28, and the session is bridged to it. */
+    readonly statelessUpstream?: StatelessUpstream | undefined;
+    readonly statelessOnly?: boolean | undefined;
+  } = {},
 ): Promise<Serving> {
-  return serveOverStdio(createProxySession({ wire, openUpstream, onError, upstreamPingMs: settings.upstreamPingMs }), stdio, signal);
+  const bridge = await eraBridgeFor(settings);
+  return serveOverStdio(createProxySession({ wire, openUpstream, onError, upstreamPingMs: settings.upstreamPingMs, bridge }), stdio, signal);
 }

@@ -132,8 +132,13 @@ function errorAnswerIn(error: unknown, id: string | number): JSONRPCMessage | un
  */
 export async function connectStatelessUpstream(url: URL, headers: Readonly<Record<string, string>>, envelope: EnvelopeMeta): Promise<Client> {
   const client = new Client({ name: 'mcp-gate-proxy-stateless', version: '0.1.0' });
-  await client.connect(new StatelessUpstreamTransport(url, headers, envelope));
+  await client.connect(createStatelessUpstreamTransport(url, headers, envelope));
   return client;
+}
+
+/** The transport under connectStatelessUpstream, for a Client made elsewhere (a bridged 2025-era session's, bridge-upstream.ts): its connect sends nothing. */
+export function createStatelessUpstreamTransport(url: URL, headers: Readonly<Record<string, string>>, envelope: EnvelopeMeta): Transport {
+  return new StatelessUpstreamTransport(url, headers, envelope);
 }
 
 /** The envelope the proxy's own startup requests carry (the check and, upstream of a 2026-07-28-only server, the summary). */

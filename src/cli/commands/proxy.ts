@@ -99,10 +99,12 @@ export const proxyCommand: Command = {
           onStderrLine: (line) => note(`upstream: ${line}`),
           headers: upstreamSessionHeaders(settings.upstreamHeaders, settings.forwardHeaders, downstream?.headers ?? {}),
         });
-      // A Streamable HTTP upstream may speak 2026-07-28 too, or only: stateless requests are then served over HTTP (src/proxy/stateless-serving.ts).
+      // A Streamable HTTP upstream may speak 2026-07-28 too, or only: stateless requests are then served over HTTP
+      // (src/proxy/stateless-serving.ts), and in front of one that speaks only 2026-07-28, 2025-era sessions (HTTP or
+      // --stdio) are bridged to it (src/proxy/bridge-upstream.ts).
       const { upstream, upstreamHeaders, forwardHeaders } = settings;
       const statelessUpstream =
-        upstream.kind === 'url' && upstream.transport !== 'sse' && !settings.stdio
+        upstream.kind === 'url' && upstream.transport !== 'sse'
           ? {
               url: upstream.url,
               headers: (downstream: Readonly<Record<string, string | string[] | undefined>>) => upstreamSessionHeaders(upstreamHeaders, forwardHeaders, downstream),
@@ -124,8 +126,12 @@ export const proxyCommand: Command = {
       if (settings.stdio) {
         const stdio = io.stdio;
         if (stdio === undefined) throw new Error('proxy --stdio needs io.stdio');
-        const serving = await runtime.serveProxyStdio(wire, openUpstream, stdio, signal, onError, settings);
-        note('speaking MCP on stdin/stdout');
+        const serving = await runtime.serveProxyStdio(wire, openUpstream, stdio, signal, onError, { ...settings, statelessUpstream, statelessOnly: summary.statelessOnly });
+        note(
+          summary.statelessOnly
+            ? 'speaking MCP on stdin/stdout (the upstream speaks only 2026-07-28: the session is bridged to it with stateless requests; docs/proxy.md#protocol-eras)'
+            : 'speaking MCP on stdin/stdout',
+        );
         return { gate: wire, serving };
       }
       let serving;
@@ -143,7 +149,7 @@ export const proxyCommand: Command = {
       if (serving.servesStateless)
         note(
           summary.statelessOnly
-            ? 'serving 2026-07-28 stateless requests only (the upstream speaks only 2026-07-28; 2025-era clients get its refusal; docs/proxy.md#protocol-eras)'
+            ? 'serving 2026-07-28 stateless requests too, and bridging 2025-era sessions to the upstream with stateless requests (it speaks only 2026-07-28; docs/proxy.md#protocol-eras)'
             : 'serving 2026-07-28 stateless requests too (the upstream speaks 2026-07-28; docs/proxy.md#protocol-eras)',
         );
       if (settings.bearer)
