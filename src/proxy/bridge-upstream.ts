@@ -8,14 +8,19 @@ import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { ErrorCode, ResultSchema, type ServerCapabilities } from '@modelcontextprotocol/sdk/types.js';
 import { clientCapabilitiesMetaKey, clientInfoMetaKey, protocolVersionMetaKey } from '../adapter/envelope.js';
 import { RelayedError } from '../wire/relayed-error.js';
+import { mcpParamHeaders } from './bridge-param-headers.js';
 import type { StatelessUpstream } from './stateless-serving.js';
 import { createStatelessUpstreamTransport, statelessProtocolVersion, type EnvelopeMeta } from './stateless-upstream.js';
 import type { InitializedDownstream, UpstreamIdentity } from './supervised-upstream.js';
 
 /** How the upstream side of a bridged session differs from a 2025-era upstream session (supervised-upstream.ts, proxy-session.ts). */
 export interface EraBridge {
-  /** A transport whose requests go upstream as stateless requests with this session's envelope; connecting it sends nothing. */
-  transport(initialized: InitializedDownstream): Transport;
+  /**
+   * A transport whose requests go upstream as stateless requests with this session's envelope;
+   * connecting it sends nothing. `listedTool`: the upstream's list item of a tool, for the
+   * header parameters of a call to it.
+   */
+  transport(initialized: InitializedDownstream, listedTool: (name: string) => Readonly<Record<string, unknown>> | undefined): Transport;
   /** What the session's `initialize` is answered with: the upstream's `server/discover`, asked with the session's envelope. */
   identify(client: Client, timeoutMs: number): Promise<UpstreamIdentity>;
   /** Whether the upstream still answers, after a transport error (a 2026-07-28 server has no `ping`: it is asked `server/discover`). */
@@ -27,7 +32,12 @@ export interface EraBridge {
 export function createEraBridge(upstream: StatelessUpstream): EraBridge {
   const discover = (client: Client, timeoutMs: number) => client.request({ method: 'server/discover' } as never, ResultSchema, { timeout: timeoutMs });
   return {
-    transport: (initialized) => createStatelessUpstreamTransport(upstream.url, upstream.headers(initialized.downstream.headers), bridgedEnvelope(initialized)),
+    transport: (initialized, listedTool) =>
+      createStatelessUpstreamTransport(upstream.url, upstream.headers(initialized.downstream.headers), bridgedEnvelope(initialized), (params) => {
+        const name = params?.['name'];
+        const tool = typeof name === 'string' ? listedTool(name) : undefined;
+        return tool === undefined ? undefined : mcpParamHeaders(tool['inputSchema'], params?.['arguments']);
+      }),
     identify: async (client, timeoutMs) => identityOf(await discover(client, timeoutMs)),
     check: async (client, timeoutMs) => void (await discover(client, timeoutMs)),
     refusal: (method) => {

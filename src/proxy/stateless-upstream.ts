@@ -58,12 +58,14 @@ class StatelessUpstreamTransport implements Transport {
   onclose?: () => void;
   readonly #http: ModernHttpTransport;
   readonly #envelope: EnvelopeMeta;
+  readonly #paramHeaders: ParamHeaders | undefined;
   /** Requests waiting on the upstream, by id: aborting one closes its HTTP request. */
   readonly #waiting = new Map<string | number, AbortController>();
 
-  constructor(url: URL, headers: Readonly<Record<string, string>>, envelope: EnvelopeMeta) {
+  constructor(url: URL, headers: Readonly<Record<string, string>>, envelope: EnvelopeMeta, paramHeaders?: ParamHeaders) {
     this.#http = new ModernHttpTransport(url, { requestInit: { headers: { ...headers } } });
     this.#envelope = envelope;
+    this.#paramHeaders = paramHeaders;
   }
 
   async start(): Promise<void> {
@@ -83,7 +85,7 @@ class StatelessUpstreamTransport implements Transport {
       // The envelope wins over whatever `_meta` the request had: the lists fetched for this envelope must be the ones its requests see.
       const params = { ...message.params, _meta: { ...message.params?._meta, ...this.#envelope } };
       try {
-        const headers = message.method === 'tools/call' ? callHeaders.getStore() : undefined;
+        const headers = message.method === 'tools/call' ? (callHeaders.getStore() ?? this.#paramHeaders?.(message.params)) : undefined;
         await this.#http.send({ ...message, params } as ModernMessage, { requestSignal: abort.signal, ...(headers === undefined ? {} : { headers }) });
       } catch (error) {
         this.#waiting.delete(message.id);
@@ -136,9 +138,16 @@ export async function connectStatelessUpstream(url: URL, headers: Readonly<Recor
   return client;
 }
 
-/** The transport under connectStatelessUpstream, for a Client made elsewhere (a bridged 2025-era session's, bridge-upstream.ts): its connect sends nothing. */
-export function createStatelessUpstreamTransport(url: URL, headers: Readonly<Record<string, string>>, envelope: EnvelopeMeta): Transport {
-  return new StatelessUpstreamTransport(url, headers, envelope);
+/** The `Mcp-Param-*` headers of a `tools/call` with these params, for a caller whose own request had none to pass on. */
+export type ParamHeaders = (params: Record<string, unknown> | undefined) => Readonly<Record<string, string>> | undefined;
+
+/**
+ * The transport under connectStatelessUpstream, for a Client made elsewhere (a bridged 2025-era
+ * session's, bridge-upstream.ts): its connect sends nothing. `paramHeaders` writes the headers of
+ * a call that runs outside withCallHeaders.
+ */
+export function createStatelessUpstreamTransport(url: URL, headers: Readonly<Record<string, string>>, envelope: EnvelopeMeta, paramHeaders?: ParamHeaders): Transport {
+  return new StatelessUpstreamTransport(url, headers, envelope, paramHeaders);
 }
 
 /** The envelope the proxy's own startup requests carry (the check and, upstream of a 2026-07-28-only server, the summary). */

@@ -175,6 +175,11 @@ export class WireConnection implements GatedSession {
     return gated.view.visibleEntries(gated.catalog, kind, gated.context, gated.view.cacheKey(gated.catalog, gated.context)).map((entry) => entry.key);
   }
 
+  /** The upstream's own list item of this kind and registry key (name; URI for resources) in the lists now, hidden or not. */
+  listedItem(kind: PrimitiveKind, key: string): Readonly<Record<string, unknown>> | undefined {
+    return this.#snapshot?.itemsOf(kind).get(key);
+  }
+
   /**
    * Whether a notification naming this resource (resources/updated) may reach the session:
    * decided on the context of its latest request, hidden when there is none.

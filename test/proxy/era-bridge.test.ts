@@ -40,6 +40,10 @@ const upstreamHandler = createMcpHandler(
       if (confirmed?.confirm === true) return { content: [{ type: 'text' as const, text: 'deployed' }] };
       return inputRequired({ inputRequests: { confirm: inputRequired.elicit({ message: 'Deploy?', requestedSchema: confirmation }) } });
     });
+    // A tool with a SEP-2243 header parameter: the upstream refuses a call without its Mcp-Param-Region header.
+    server.registerTool('regional', { description: 'by region', inputSchema: z.object({ region: z.string().meta({ 'x-mcp-header': 'Region' }) }) }, ({ region }) => ({
+      content: [{ type: 'text' as const, text: `region ${region}` }],
+    }));
     server.registerTool('slow', { description: 'reports its progress' }, async (context) => {
       const progressToken = context.mcpReq._meta?.progressToken;
       if (progressToken !== undefined) {
@@ -111,15 +115,17 @@ const fromClient = (name: string) =>
 /** What every bridged session must show: lists filtered, visible calls relayed, hidden ones answered as unknown, elicitation bridged. */
 async function expectBridged(session: Session, hiddenAnswers: () => Promise<void>): Promise<void> {
   const { client } = session;
-  expect(await toolNames(client)).toEqual(['deploy', 'report', 'slow']);
+  expect(await toolNames(client)).toEqual(['deploy', 'regional', 'report', 'slow']);
   expect(await client.callTool({ name: 'report', arguments: {} })).toMatchObject({ content: [{ type: 'text', text: 'disabled' }] });
+  // The header parameter is written from the upstream's schema of the tool (a 2025-era client sends none); not ASCII, so in base64.
+  expect(await client.callTool({ name: 'regional', arguments: { region: 'eu-ö' } })).toMatchObject({ content: [{ type: 'text', text: 'region eu-ö' }] });
   expect((await client.readResource({ uri: 'docs://readme' })).contents).toEqual([{ uri: 'docs://readme', text: 'readme' }]);
   await hiddenAnswers();
 }
 
 describe('mcp-gate proxy bridging 2025-era HTTP sessions to a 2026-07-28-only upstream', () => {
   it('starts, and says it bridges 2025-era sessions', () => {
-    expect(proxy.stderr()).toContain('in front of gated-v2: 7 tools');
+    expect(proxy.stderr()).toContain('in front of gated-v2: 8 tools');
     expect(proxy.stderr()).toContain('bridging 2025-era sessions to the upstream with stateless requests');
   });
 
@@ -128,7 +134,7 @@ describe('mcp-gate proxy bridging 2025-era HTTP sessions to a 2026-07-28-only up
     try {
       expect(client.getServerVersion()).toEqual({ name: 'gated-v2', version: '1.0.0' });
       expect(client.getServerCapabilities()).toMatchObject({ tools: { listChanged: true }, prompts: {}, resources: {} });
-      expect(await toolNames(client)).toEqual(['admin-reset', 'deploy', 'report', 'slow']);
+      expect(await toolNames(client)).toEqual(['admin-reset', 'deploy', 'regional', 'report', 'slow']);
       expect(await client.callTool({ name: 'admin-reset', arguments: {} })).toMatchObject({ content: [{ type: 'text', text: 'reset' }] });
       const sent = fromClient('bridged-admin');
       expect(sent.map(({ body }) => body.method)).toEqual(expect.arrayContaining(['server/discover', 'tools/list', 'prompts/list', 'tools/call']));
