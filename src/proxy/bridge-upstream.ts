@@ -8,6 +8,7 @@ import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { ErrorCode, ResultSchema, type ServerCapabilities } from '@modelcontextprotocol/sdk/types.js';
 import { clientCapabilitiesMetaKey, clientInfoMetaKey, protocolVersionMetaKey } from '../adapter/envelope.js';
 import { RelayedError } from '../wire/relayed-error.js';
+import type { WireConnection } from '../wire/wire-connection.js';
 import { mcpParamHeaders } from './bridge-param-headers.js';
 import type { StatelessUpstream } from './stateless-serving.js';
 import { createStatelessUpstreamTransport, statelessProtocolVersion, type EnvelopeMeta } from './stateless-upstream.js';
@@ -27,9 +28,20 @@ export interface EraBridge {
   check(client: Client, timeoutMs: number): Promise<void>;
   /** The answer to a request the bridge cannot carry over (undefined for the others). */
   refusal(method: string): RelayedError | undefined;
+  /**
+   * Fetches the session's lists again once they are older than the bridge's TTL, telling the
+   * session of lists whose visible part changed (WireConnection.refresh): a 2026-07-28 upstream
+   * announces changes only on subscriptions/listen, which the bridge does not hold open.
+   */
+  freshen(connection: WireConnection): Promise<void>;
 }
 
-export function createEraBridge(upstream: StatelessUpstream): EraBridge {
+/** How long a bridged session's lists are used before its next request fetches them again (as for stateless requests). */
+export const defaultBridgedListTtlMs = 60_000;
+
+export function createEraBridge(upstream: StatelessUpstream, listTtlMs = defaultBridgedListTtlMs): EraBridge {
+  /** When each connection's lists were fetched (first seen just after its attach fetched them). */
+  const listedAt = new WeakMap<WireConnection, number>();
   const discover = (client: Client, timeoutMs: number) => client.request({ method: 'server/discover' } as never, ResultSchema, { timeout: timeoutMs });
   return {
     transport: (initialized, listedTool) =>
@@ -43,6 +55,14 @@ export function createEraBridge(upstream: StatelessUpstream): EraBridge {
     refusal: (method) => {
       const reason = unbridged[method];
       return reason === undefined ? undefined : new RelayedError(ErrorCode.MethodNotFound, `${method} is not available through mcp-gate proxy: ${reason}`);
+    },
+    async freshen(connection) {
+      const now = Date.now();
+      const at = listedAt.get(connection);
+      if (at === undefined) listedAt.set(connection, now);
+      if (at === undefined || now - at < listTtlMs) return;
+      listedAt.set(connection, now);
+      await connection.refresh();
     },
   };
 }

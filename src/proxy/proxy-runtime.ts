@@ -79,6 +79,8 @@ export interface ProxyHttpSettings {
   readonly statelessUpstream?: StatelessUpstream | undefined;
   /** The upstream speaks only 2026-07-28 (UpstreamSummary.statelessOnly): each 2025-era session's upstream side is spoken as stateless requests (bridge-upstream.ts). */
   readonly statelessOnly?: boolean | undefined;
+  /** How long a bridged session's lists are used before they are fetched again (default 60 s; tests shorten it). */
+  readonly bridgedListTtlMs?: number | undefined;
 }
 
 export interface ProxyHttpServing extends Serving {
@@ -143,9 +145,10 @@ async function statelessServingFor(
 async function eraBridgeFor(settings: {
   readonly statelessUpstream?: StatelessUpstream | undefined;
   readonly statelessOnly?: boolean | undefined;
+  readonly bridgedListTtlMs?: number | undefined;
 }): Promise<EraBridge | undefined> {
   if (settings.statelessUpstream === undefined || settings.statelessOnly !== true) return undefined;
-  return (await loadOptional(() => import('./bridge-upstream.js')))?.createEraBridge(settings.statelessUpstream);
+  return (await loadOptional(() => import('./bridge-upstream.js')))?.createEraBridge(settings.statelessUpstream, settings.bridgedListTtlMs);
 }
 
 /** A module that runs on the optional v2 client package (`@modelcontextprotocol/client`), or undefined without it. */

@@ -162,6 +162,8 @@ export function createProxySession(options: ProxySessionOptions): Server {
       }, options.upstreamPingMs);
     }
     try {
+      // A failed refresh keeps the lists as they were; the operator hears of it.
+      if (options.bridge !== undefined) await options.bridge.freshen(link.connection).catch(options.onError);
       const forward = (sent: Record<string, unknown> | undefined) =>
         link.connection.handle({ method: request.method, params: sent, id: request.id }, input, { signal: extra.signal, onprogress, timeoutMs });
       let result = await forward(params);

@@ -1,0 +1,80 @@
+// The lists of a 2025-era session bridged to a 2026-07-28-only upstream (docs/proxy.md, "The era
+// bridge"): the upstream announces changes only on subscriptions/listen, which the bridge does not
+// hold open, so a request after the lists' TTL fetches them again and the session hears
+// list_changed when its visible part changed. A real `@modelcontextprotocol/server` 2.4 upstream
+// (`legacy: 'reject'`) and a real v1 SDK client over 127.0.0.1, the TTL shortened to 0.
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
+import { createMcpHandler } from '@modelcontextprotocol/server';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createWireGate, serveProxyHttp, type ProxyHttpServing } from '../../src/proxy/proxy-runtime.js';
+import { createServer } from '../server/fixtures.js';
+import { listen, type Endpoint } from '../server/http.js';
+import { waitFor } from './harness.js';
+
+/** Whether the upstream registers the tool `late` (its server is made per request, so this takes effect at once). */
+let withLate = false;
+let upstream: Endpoint;
+let serving: ProxyHttpServing;
+const stop = new AbortController();
+const errors: unknown[] = [];
+
+beforeAll(async () => {
+  upstream = await listen(
+    createMcpHandler(
+      () => {
+        const server = createServer();
+        if (withLate) server.registerTool('late', { description: 'registered later' }, () => ({ content: [] }));
+        return server;
+      },
+      { legacy: 'reject' },
+    ),
+  );
+  const wire = createWireGate({ policy: { version: 1, default: 'allow', rules: [{ id: 'no-echo', effect: 'deny', appliesTo: { names: ['echo'] } }] } });
+  const openUpstream = () => {
+    throw new Error('a bridged session opens no 2025-era upstream session');
+  };
+  serving = await serveProxyHttp(
+    wire,
+    openUpstream,
+    {
+      port: 0,
+      maxSessions: 10,
+      sessionIdleTimeoutMs: 0,
+      statelessUpstream: { url: new URL(`${upstream.url}/mcp`), headers: () => ({}) },
+      statelessOnly: true,
+      bridgedListTtlMs: 0,
+    },
+    stop.signal,
+    (error) => errors.push(error),
+  );
+}, 60_000);
+
+afterAll(async () => {
+  stop.abort();
+  await serving?.close();
+  await upstream?.close();
+});
+
+describe('serveProxyHttp bridging a 2025-era session to a 2026-07-28-only upstream', () => {
+  it('fetches the lists again after their TTL, and tells the session of a visible change', async () => {
+    const client = new Client({ name: 'bridged-lists', version: '1.0.0' });
+    let changes = 0;
+    client.setNotificationHandler(ToolListChangedNotificationSchema, () => void changes++);
+    await client.connect(new StreamableHTTPClientTransport(serving.host.url));
+    try {
+      const names = async () => (await client.listTools()).tools.map((tool) => tool.name);
+      expect(await names()).not.toContain('late');
+      withLate = true;
+      expect(await client.callTool({ name: 'report', arguments: {} })).toMatchObject({ content: [{ type: 'text', text: 'disabled' }] });
+      await waitFor('tools/list_changed', () => (changes > 0 ? true : undefined));
+      expect(await names()).toContain('late');
+      expect(await names()).not.toContain('echo');
+      expect(errors).toEqual([]);
+    } finally {
+      withLate = false;
+      await client.close();
+    }
+  });
+});
