@@ -80,35 +80,36 @@ interface EmbeddedRequest {
 
 /** One embedded request as its 2025 server→client request, or the error that refuses it. */
 function checkedInputRequest(method: string, key: string, entry: unknown, declared: Readonly<Record<string, unknown>>): EmbeddedRequest {
-  const embedded = entry as { method?: unknown; params?: unknown } | null;
-  const params = embedded?.params !== null && typeof embedded?.params === 'object' ? (embedded.params as Record<string, unknown>) : undefined;
-  const required = typeof embedded?.method === 'string' ? requiredCapability(embedded.method, params) : undefined;
-  if (required === undefined) {
+  const embedded = (entry !== null && typeof entry === 'object' ? entry : {}) as { method?: unknown; params?: unknown };
+  const params = embedded.params !== null && typeof embedded.params === 'object' ? (embedded.params as Record<string, unknown>) : undefined;
+  const kind = typeof embedded.method === 'string' ? embedded.method : undefined;
+  const required = kind === undefined ? undefined : requiredCapability(kind, params);
+  if (kind === undefined || required === undefined) {
     throw new RelayedError(
       ErrorCode.InternalError,
       `The upstream answered ${method} with an input request '${key}' that is not elicitation/create, sampling/createMessage or roots/list`,
     );
   }
   const [capability, member] = required;
-  const value = declared[capability];
-  // A bare `elicitation: {}` declares form mode (its 2025 meaning before modes), as the v2 SDK reads it.
-  const missing =
-    value === undefined ||
-    (member !== undefined &&
-      (value as Record<string, unknown>)[member] === undefined &&
-      !(capability === 'elicitation' && member === 'form' && Object.keys(value as object).length === 0));
-  if (missing) {
-    throw new RelayedError(
-      -32021,
-      `Cannot request input '${key}' (${embedded!.method as string}): the client of this 2025-era session did not declare the required capability`,
-      { requiredCapabilities: { [capability]: member === undefined ? {} : { [member]: {} } } },
-    );
+  if (!isDeclared(declared, capability, member)) {
+    throw new RelayedError(-32021, `Cannot request input '${key}' (${kind}): the client of this 2025-era session did not declare the required capability`, {
+      requiredCapabilities: { [capability]: member === undefined ? {} : { [member]: {} } },
+    });
   }
   // 2025-11-25's URL-mode elicitation needs an id that 2026-07-28's has not; one is made, as the v2 server's shim does.
-  if (embedded!.method === 'elicitation/create' && params?.['mode'] === 'url' && params['elicitationId'] === undefined) {
-    return { method: 'elicitation/create', params: { ...params, elicitationId: globalThis.crypto.randomUUID() } };
+  if (kind === 'elicitation/create' && params?.['mode'] === 'url' && params['elicitationId'] === undefined) {
+    return { method: kind, params: { ...params, elicitationId: globalThis.crypto.randomUUID() } };
   }
-  return { method: embedded!.method as string, params };
+  return { method: kind, params };
+}
+
+function isDeclared(declared: Readonly<Record<string, unknown>>, capability: string, member: string | undefined): boolean {
+  const value = declared[capability];
+  if (value === undefined || value === null) return false;
+  if (member === undefined) return true;
+  const members = value as Record<string, unknown>;
+  // A bare `elicitation: {}` declares form mode (its 2025 meaning, before modes), as the v2 SDK reads it.
+  return members[member] !== undefined || (capability === 'elicitation' && member === 'form' && Object.keys(members).length === 0);
 }
 
 /** The capability (and sub-capability) an embedded request needs of the client; undefined for a method that is not one. */
