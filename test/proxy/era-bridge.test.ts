@@ -84,7 +84,7 @@ beforeAll(async () => {
   });
   without = await listen(withoutHandler);
   [proxy, withoutProxy] = await Promise.all([
-    startProxy(['--policy', policyPath, '--upstream-url', `${upstream.url}/mcp`, '--forward-header', 'x-role']),
+    startProxy(['--policy', policyPath, '--upstream-url', `${upstream.url}/mcp`, '--forward-header', 'x-role', '--upstream-header', 'X-Upstream-Key: proxy-key']),
     startProxy(['--policy', allowAllPath, '--upstream-url', `${without.url}/mcp`]),
   ]);
 }, 60_000);
@@ -146,6 +146,7 @@ describe('mcp-gate proxy bridging 2025-era HTTP sessions to a 2026-07-28-only up
           [clientCapabilitiesMetaKey]: { roots: {} },
         });
         expect(headers.get('x-role')).toBe('admin');
+        expect(headers.get('x-upstream-key')).toBe('proxy-key');
         expect(headers.get('mcp-protocol-version')).toBe('2026-07-28');
         expect(headers.get('mcp-session-id')).toBeNull();
       }
