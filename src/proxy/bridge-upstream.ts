@@ -34,6 +34,8 @@ export interface EraBridge {
    * announces changes only on subscriptions/listen, which the bridge does not hold open.
    */
   freshen(connection: WireConnection): Promise<void>;
+  /** A forwarded result as a 2025-era session is answered: without 2026-07-28's result type and caching hints. */
+  sessionResult(result: unknown): unknown;
 }
 
 /** How long a bridged session's lists are used before its next request fetches them again (as for stateless requests). */
@@ -55,6 +57,11 @@ export function createEraBridge(upstream: StatelessUpstream, listTtlMs = default
     refusal: (method) => {
       const reason = unbridged[method];
       return reason === undefined ? undefined : new RelayedError(ErrorCode.MethodNotFound, `${method} is not available through mcp-gate proxy: ${reason}`);
+    },
+    sessionResult(result) {
+      if (result === null || typeof result !== 'object' || (result as { resultType?: unknown }).resultType !== 'complete') return result;
+      const { resultType: _resultType, ttlMs: _ttlMs, cacheScope: _cacheScope, ...rest } = result as Record<string, unknown>;
+      return rest;
     },
     async freshen(connection) {
       const now = Date.now();

@@ -175,6 +175,7 @@ export function createProxySession(options: ProxySessionOptions): Server {
           retry: forward,
           signal: extra.signal,
         });
+        result = options.bridge.sessionResult(result);
       }
       await Promise.all(progressSent);
       state.remember(request.method, params, input);

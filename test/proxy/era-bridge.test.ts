@@ -131,12 +131,15 @@ describe('mcp-gate proxy bridging 2025-era HTTP sessions to a 2026-07-28-only up
   });
 
   it("answers initialize from the upstream's server/discover, and sends each request with the session's envelope and headers", async () => {
-    const { client } = await connect(proxy.url, 'bridged-admin', { headers: { 'x-role': 'admin' }, capabilities: { roots: {} } });
+    const { client, recorder } = await connect(proxy.url, 'bridged-admin', { headers: { 'x-role': 'admin' }, capabilities: { roots: {} } });
     try {
       expect(client.getServerVersion()).toEqual({ name: 'gated-v2', version: '1.0.0' });
       expect(client.getServerCapabilities()).toMatchObject({ tools: { listChanged: true }, prompts: {}, resources: {} });
       expect(await toolNames(client)).toEqual(['admin-reset', 'deploy', 'regional', 'report', 'slow']);
-      expect(await client.callTool({ name: 'admin-reset', arguments: {} })).toMatchObject({ content: [{ type: 'text', text: 'reset' }] });
+      // As a 2025-era server answers: without 2026-07-28's resultType and caching hints.
+      const reset = JSON.parse(await rawAnswer(client, recorder, 'tools/call', { name: 'admin-reset', arguments: {} })) as { result: Record<string, unknown> };
+      expect(reset.result).toMatchObject({ content: [{ type: 'text', text: 'reset' }] });
+      expect(Object.keys(reset.result).sort()).toEqual(['_meta', 'content']);
       const sent = fromClient('bridged-admin');
       expect(sent.map(({ body }) => body.method)).toEqual(expect.arrayContaining(['server/discover', 'tools/list', 'prompts/list', 'tools/call']));
       for (const { body, headers } of sent) {
