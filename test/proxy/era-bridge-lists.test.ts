@@ -1,8 +1,9 @@
 // The lists of a 2025-era session bridged to a 2026-07-28-only upstream (docs/proxy.md, "The era
 // bridge"): the upstream announces changes only on subscriptions/listen, which the bridge does not
 // hold open, so a request after the lists' TTL fetches them again and the session hears
-// list_changed when its visible part changed. A real `@modelcontextprotocol/server` 2.4 upstream
-// (`legacy: 'reject'`) and a real v1 SDK client over 127.0.0.1, the TTL shortened to 0.
+// list_changed when its visible part changed; and its supervision through an outage. A real
+// `@modelcontextprotocol/server` 2.4 upstream (`legacy: 'reject'`) and a real v1 SDK client over
+// 127.0.0.1, the TTL shortened to 0.
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
@@ -15,22 +16,23 @@ import { waitFor } from './harness.js';
 
 /** Whether the upstream registers the tool `late` (its server is made per request, so this takes effect at once). */
 let withLate = false;
+/** While set, the upstream answers no JSON-RPC at all (as a load balancer in front of a crashed server). */
+let upstreamDown = false;
 let upstream: Endpoint;
 let serving: ProxyHttpServing;
 const stop = new AbortController();
 const errors: unknown[] = [];
 
 beforeAll(async () => {
-  upstream = await listen(
-    createMcpHandler(
-      () => {
-        const server = createServer();
-        if (withLate) server.registerTool('late', { description: 'registered later' }, () => ({ content: [] }));
-        return server;
-      },
-      { legacy: 'reject' },
-    ),
+  const handler = createMcpHandler(
+    () => {
+      const server = createServer();
+      if (withLate) server.registerTool('late', { description: 'registered later' }, () => ({ content: [] }));
+      return server;
+    },
+    { legacy: 'reject' },
   );
+  upstream = await listen(async (request) => (upstreamDown ? new Response('upstream unavailable', { status: 502 }) : handler.fetch(request)));
   const wire = createWireGate({ policy: { version: 1, default: 'allow', rules: [{ id: 'no-echo', effect: 'deny', appliesTo: { names: ['echo'] } }] } });
   const openUpstream = () => {
     throw new Error('a bridged session opens no 2025-era upstream session');
@@ -78,3 +80,37 @@ describe('serveProxyHttp bridging a 2025-era session to a 2026-07-28-only upstre
     }
   });
 });
+
+describe('serveProxyHttp supervising a bridged session', () => {
+  it('answers while the upstream is down, and serves the session again once it is back', { timeout: 30_000 }, async () => {
+    const client = new Client({ name: 'bridged-outage', version: '1.0.0' });
+    await client.connect(new StreamableHTTPClientTransport(serving.host.url));
+    const report = () => client.callTool({ name: 'report', arguments: {} });
+    try {
+      expect(await report()).toMatchObject({ content: [{ type: 'text', text: 'disabled' }] });
+      upstreamDown = true;
+      // The request that meets the outage, then one asking for a new upstream side while it lasts.
+      await expect(report()).rejects.toThrow(/MCP error -32603: The upstream server (went away before answering this request|is not available)/);
+      await expect(report()).rejects.toThrow('MCP error -32603: The upstream server is not available');
+      upstreamDown = false;
+      // The supervisor's back-off (250 ms, doubling) may refuse a try or two first.
+      const served = await waitForAsync(async () => (await report().catch(() => undefined)) ?? undefined);
+      expect(served).toMatchObject({ content: [{ type: 'text', text: 'disabled' }] });
+      expect((await client.listTools()).tools.map((tool) => tool.name)).toContain('report');
+    } finally {
+      upstreamDown = false;
+      await client.close();
+    }
+  });
+});
+
+/** Polls `check` (each call awaited) until it gives a value, for at most 10 s. */
+async function waitForAsync<T>(check: () => Promise<T | undefined>): Promise<T> {
+  const deadline = Date.now() + 10_000;
+  for (;;) {
+    const value = await check();
+    if (value !== undefined) return value;
+    if (Date.now() > deadline) throw new Error('timed out after 10000 ms waiting for the bridged session to be served again');
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+}
