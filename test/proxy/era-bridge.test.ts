@@ -3,7 +3,7 @@
 // 2.4's createMcpHandler with `legacy: 'reject'`, which records every request it receives), with
 // real v1 SDK clients (2025-11-25). Each session's upstream side is 2026-07-28 stateless requests
 // carrying an envelope built from its initialize; nothing naming a hidden primitive goes upstream.
-// input_required: test/proxy/era-bridge-input.test.ts; lists after their TTL: era-bridge-lists.test.ts.
+// input_required: test/proxy/era-bridge-input.test.ts; lists after their TTL and supervision: era-bridge-lifetime.test.ts.
 import { writeFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';

@@ -1,7 +1,7 @@
 // The lists of a 2025-era session bridged to a 2026-07-28-only upstream (docs/proxy.md, "The era
 // bridge"): the upstream announces changes only on subscriptions/listen, which the bridge does not
 // hold open, so a request after the lists' TTL fetches them again and the session hears
-// list_changed when its visible part changed; and its supervision through an outage. A real
+// list_changed when its visible part changed; and its supervision (--upstream-ping, an outage). A real
 // `@modelcontextprotocol/server` 2.4 upstream (`legacy: 'reject'`) and a real v1 SDK client over
 // 127.0.0.1, the TTL shortened to 0.
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -28,6 +28,10 @@ beforeAll(async () => {
     () => {
       const server = createServer();
       if (withLate) server.registerTool('late', { description: 'registered later' }, () => ({ content: [] }));
+      server.registerTool('pause', { description: 'answers after a while' }, async () => {
+        await new Promise((resolve) => setTimeout(resolve, 600));
+        return { content: [{ type: 'text' as const, text: 'paused' }] };
+      });
       return server;
     },
     { legacy: 'reject' },
@@ -47,6 +51,9 @@ beforeAll(async () => {
       statelessUpstream: { url: new URL(`${upstream.url}/mcp`), headers: () => ({}) },
       statelessOnly: true,
       bridgedListTtlMs: 0,
+      // --upstream-ping: the upstream is checked every 100 ms while a request waits on it.
+      upstreamPingMs: 100,
+      probeTimeoutMs: 2_000,
     },
     stop.signal,
     (error) => errors.push(error),
@@ -82,6 +89,17 @@ describe('serveProxyHttp bridging a 2025-era session to a 2026-07-28-only upstre
 });
 
 describe('serveProxyHttp supervising a bridged session', () => {
+  it('checks a 2026-07-28 upstream, which has no ping, with server/discover while a call waits', async () => {
+    const client = new Client({ name: 'bridged-pinged', version: '1.0.0' });
+    await client.connect(new StreamableHTTPClientTransport(serving.host.url));
+    try {
+      expect(await client.callTool({ name: 'pause', arguments: {} })).toMatchObject({ content: [{ type: 'text', text: 'paused' }] });
+      expect(errors).toEqual([]);
+    } finally {
+      await client.close();
+    }
+  });
+
   it('answers while the upstream is down, and serves the session again once it is back', { timeout: 30_000 }, async () => {
     const client = new Client({ name: 'bridged-outage', version: '1.0.0' });
     await client.connect(new StreamableHTTPClientTransport(serving.host.url));
