@@ -12,7 +12,7 @@ import type { WireConnection } from '../wire/wire-connection.js';
 import { mcpParamHeaders } from './bridge-param-headers.js';
 import type { StatelessUpstream } from './stateless-serving.js';
 import { createStatelessUpstreamTransport, statelessProtocolVersion, type EnvelopeMeta } from './stateless-upstream.js';
-import type { InitializedDownstream, UpstreamIdentity } from './supervised-upstream.js';
+import { proxyServerInfo, type InitializedDownstream, type UpstreamIdentity } from './supervised-upstream.js';
 
 /** How the upstream side of a bridged session differs from a 2025-era upstream session (supervised-upstream.ts, proxy-session.ts). */
 export interface EraBridge {
@@ -55,7 +55,7 @@ export function createEraBridge(upstream: StatelessUpstream, listTtlMs = default
     identify: async (client, timeoutMs) => identityOf(await discover(client, timeoutMs)),
     check: async (client, timeoutMs) => void (await discover(client, timeoutMs)),
     refusal: (method) => {
-      const reason = unbridged[method];
+      const reason = unbridged.get(method);
       return reason === undefined ? undefined : new RelayedError(ErrorCode.MethodNotFound, `${method} is not available through mcp-gate proxy: ${reason}`);
     },
     sessionResult(result) {
@@ -88,14 +88,16 @@ export function bridgedEnvelope(initialized: InitializedDownstream): EnvelopeMet
  * before anything is decided or sent upstream, the same for every URI, so a hidden resource
  * answers as an unknown one. Their capabilities are left out of the `initialize` answer.
  */
-const unbridged: Readonly<Record<string, string>> = {
-  'resources/subscribe':
-    'the upstream speaks only protocol 2026-07-28, whose resource updates come over subscriptions/listen, which the proxy does not bridge to 2025-era sessions (docs/proxy.md#protocol-eras)',
-  'resources/unsubscribe':
-    'the upstream speaks only protocol 2026-07-28, whose resource updates come over subscriptions/listen, which the proxy does not bridge to 2025-era sessions (docs/proxy.md#protocol-eras)',
-  'logging/setLevel':
+const subscriptionsNotBridged =
+  'the upstream speaks only protocol 2026-07-28, whose resource updates come over subscriptions/listen, which the proxy does not bridge to 2025-era sessions (docs/proxy.md#protocol-eras)';
+const unbridged: ReadonlyMap<string, string> = new Map([
+  ['resources/subscribe', subscriptionsNotBridged],
+  ['resources/unsubscribe', subscriptionsNotBridged],
+  [
+    'logging/setLevel',
     'the upstream speaks only protocol 2026-07-28, where a log level travels with each request, which the proxy does not bridge to 2025-era sessions (docs/proxy.md#protocol-eras)',
-};
+  ],
+]);
 
 /** The discover result as an initialize answer: its capabilities without what the bridge refuses, its server info and instructions. */
 function identityOf(discover: Record<string, unknown>): UpstreamIdentity {
@@ -112,8 +114,7 @@ function identityOf(discover: Record<string, unknown>): UpstreamIdentity {
   const instructions = discover['instructions'];
   return {
     capabilities,
-    serverInfo:
-      typeof info?.name === 'string' && typeof info.version === 'string' ? (info as { name: string; version: string }) : { name: 'mcp-gate-proxy', version: '0.1.0' },
+    serverInfo: typeof info?.name === 'string' && typeof info.version === 'string' ? (info as { name: string; version: string }) : proxyServerInfo,
     instructions: typeof instructions === 'string' ? instructions : undefined,
   };
 }

@@ -120,7 +120,7 @@ export class WireConnection implements GatedSession {
 
   async #handle(request: WireRequest, input: RequestContextInput, options: ForwardOptions): Promise<unknown> {
     const { method, params } = request;
-    const listKind = listKinds[method];
+    const listKind = listKinds.get(method);
     if (listKind !== undefined) return answerList(this.#runtime.settings, this.#snapshots, await this.#begin(request, input), listKind, params);
     switch (method) {
       case 'tools/call':

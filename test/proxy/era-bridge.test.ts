@@ -230,6 +230,8 @@ describe('mcp-gate proxy bridging 2025-era HTTP sessions to a 2026-07-28-only up
       });
       expect(await rawAnswer(client, recorder, 'logging/setLevel', { level: 'info' })).toContain('logging/setLevel is not available through mcp-gate proxy');
       expect(received.length).toBe(before);
+      // Any other method is the upstream's to answer, whatever its name.
+      expect(JSON.parse(await rawAnswer(client, recorder, 'toString', {}))).toEqual({ jsonrpc: '2.0', error: { code: -32601, message: 'Method not found' } });
     } finally {
       await client.close();
     }
