@@ -73,7 +73,12 @@ class StatelessUpstreamTransport implements Transport {
       if ('id' in message && !('method' in message)) this.#waiting.delete(message.id as string | number);
       this.onmessage?.(message as JSONRPCMessage);
     };
-    this.#http.onerror = (error) => this.onerror?.(error);
+    this.#http.onerror = (error) => {
+      // The upstream's JSON-RPC answer carried by an HTTP error (a 404 for a method it does not serve) is relayed as that
+      // answer by send, not reported as a transport fault (a bridged session would check the upstream after each one).
+      for (const id of this.#waiting.keys()) if (errorAnswerIn(error, id) !== undefined) return;
+      this.onerror?.(error);
+    };
     this.#http.onclose = () => this.onclose?.();
     await this.#http.start();
   }

@@ -7,7 +7,7 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
-import { createMcpHandler } from '@modelcontextprotocol/server';
+import { createMcpHandler, McpServer } from '@modelcontextprotocol/server';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createWireGate, serveProxyHttp, type ProxyHttpServing } from '../../src/proxy/proxy-runtime.js';
 import { createServer } from '../server/fixtures.js';
@@ -16,6 +16,8 @@ import { waitFor } from './harness.js';
 
 /** Whether the upstream registers the tool `late` (its server is made per request, so this takes effect at once). */
 let withLate = false;
+/** While set, the upstream serves tools alone (no prompts or resources: it answers their lists HTTP 404, -32601). */
+let toolsOnly = false;
 /** While set, the upstream answers no JSON-RPC at all (as a load balancer in front of a crashed server). */
 let upstreamDown = false;
 let upstream: Endpoint;
@@ -26,6 +28,11 @@ const errors: unknown[] = [];
 beforeAll(async () => {
   const handler = createMcpHandler(
     () => {
+      if (toolsOnly) {
+        const tools = new McpServer({ name: 'tools-only', version: '1.0.0' });
+        tools.registerTool('report', { description: 'reports' }, () => ({ content: [{ type: 'text' as const, text: 'tools only' }] }));
+        return tools;
+      }
       const server = createServer();
       if (withLate) server.registerTool('late', { description: 'registered later' }, () => ({ content: [] }));
       server.registerTool('pause', { description: 'answers after a while' }, async () => {
@@ -89,6 +96,20 @@ describe('serveProxyHttp bridging a 2025-era session to a 2026-07-28-only upstre
 });
 
 describe('serveProxyHttp supervising a bridged session', () => {
+  it('takes an upstream that does not serve a list (HTTP 404, -32601) for an answer, not a fault', async () => {
+    toolsOnly = true;
+    const client = new Client({ name: 'bridged-tools-only', version: '1.0.0' });
+    try {
+      await client.connect(new StreamableHTTPClientTransport(serving.host.url));
+      expect(await client.callTool({ name: 'report', arguments: {} })).toMatchObject({ content: [{ type: 'text', text: 'tools only' }] });
+      await expect(client.listPrompts()).rejects.toThrow('MCP error -32601: Method not found');
+      expect(errors).toEqual([]);
+    } finally {
+      toolsOnly = false;
+      await client.close();
+    }
+  });
+
   it('checks a 2026-07-28 upstream, which has no ping, with server/discover while a call waits', async () => {
     const client = new Client({ name: 'bridged-pinged', version: '1.0.0' });
     await client.connect(new StreamableHTTPClientTransport(serving.host.url));
