@@ -9,6 +9,7 @@ import type { BearerVerifier } from '../serve/bearer-auth.js';
 import { startHttpHost, type HttpHost } from '../serve/http-host.js';
 import { aborted, serveOverStdio, withTimeout, type Serving } from '../serve/lifetime.js';
 import { createWireGate, type WireGate, type WireGateOptions } from '../wire/wire-gate.js';
+import type { EraBridge } from './bridge-upstream.js';
 import { createProxySession, type ProxySessionOptions } from './proxy-session.js';
 import type { StatelessServing, StatelessUpstream } from './stateless-serving.js';
 import { SpawnedStatelessUpstream } from './stdio-stateless-upstream.js';
@@ -23,7 +24,7 @@ export interface UpstreamSummary {
   /** Overlay keys whose glob matched none of the upstream's primitives. */
   readonly unmatchedOverlayKeys: readonly string[];
   readonly serverName: string | undefined;
-  /** The upstream speaks only protocol 2026-07-28: it is served with stateless requests alone (ProxyHttpSettings.statelessOnly). */
+  /** The upstream speaks only 2026-07-28: 2025-era sessions are bridged to it, and stateless requests relayed (ProxyHttpSettings.statelessOnly). */
   readonly statelessOnly?: boolean;
 }
 
@@ -34,7 +35,7 @@ export interface UpstreamSummary {
  *
  * `statelessUpstream` (HTTP only): where an upstream that refuses the 2025-era `initialize` for
  * its protocol version is asked again with 2026-07-28 stateless requests; if it speaks that, the
- * summary says `statelessOnly` and the proxy serves it that way (docs/proxy.md#protocol-eras).
+ * summary says `statelessOnly`, and the proxy bridges 2025-era sessions to it (docs/proxy.md#protocol-eras).
  */
 export async function inspectUpstream(
   wire: WireGate,
@@ -51,8 +52,8 @@ export async function inspectUpstream(
       if (statelessUpstream === undefined || eraMismatchMessage(error) === undefined) throw error;
       const inspected =
         statelessUpstream instanceof SpawnedStatelessUpstream
-          ? await (await loadStdioStatelessServing())?.inspectSpawnedStatelessUpstream(wire, statelessUpstream, timeoutMs)
-          : await (await loadStatelessServing())?.inspectStatelessUpstream(wire, statelessUpstream, timeoutMs);
+          ? await (await loadOptional(() => import('./stdio-stateless-serving.js')))?.inspectSpawnedStatelessUpstream(wire, statelessUpstream, timeoutMs)
+          : await (await loadOptional(() => import('./stateless-serving.js')))?.inspectStatelessUpstream(wire, statelessUpstream, timeoutMs);
       if (inspected === undefined) throw error;
       return { ...summaryOf(wire, inspected.catalog, inspected.serverName), statelessOnly: true };
     }
@@ -85,8 +86,14 @@ export interface ProxyHttpSettings {
   readonly probeTimeoutMs?: number | undefined;
   /** A Streamable HTTP upstream, or a spawned one: 2026-07-28 stateless requests are served when it speaks 2026-07-28 (stateless-serving.ts, stdio-stateless-serving.ts). */
   readonly statelessUpstream?: StatelessUpstream | SpawnedStatelessUpstream | undefined;
-  /** The upstream speaks only 2026-07-28 (UpstreamSummary.statelessOnly): every request is served statelessly, none opens a session. */
+  /**
+   * The upstream speaks only 2026-07-28 (UpstreamSummary.statelessOnly): each 2025-era session's
+   * upstream side is spoken as stateless requests (bridge-upstream.ts) when it is an HTTP upstream;
+   * a spawned one serves 2026-07-28 requests alone.
+   */
   readonly statelessOnly?: boolean | undefined;
+  /** How long a bridged session's lists are used before they are fetched again (default 60 s; tests shorten it). */
+  readonly bridgedListTtlMs?: number | undefined;
 }
 
 export interface ProxyHttpServing extends Serving {
@@ -107,10 +114,13 @@ export async function serveProxyHttp(
 ): Promise<ProxyHttpServing> {
   // One restart back-off for all sessions: a crashing upstream command is not spawned once per client in a tight loop.
   const supervisor = new UpstreamSupervisor();
-  // Hook: 2026-07-28 stateless requests, beside the 2025-era sessions on the same listener.
-  const stateless = await statelessServingFor(wire, settings.statelessUpstream, onError, settings.statelessOnly === true);
+  const bridge = await eraBridgeFor(settings);
+  // Hook: 2026-07-28 stateless requests, beside the 2025-era sessions on the same listener (every request, when an
+  // upstream that speaks only 2026-07-28 could not be bridged).
+  const stateless = await statelessServingFor(wire, settings.statelessUpstream, onError, settings.statelessOnly === true && bridge === undefined);
   const host = await startHttpHost({
-    createServer: () => createProxySession({ wire, openUpstream, onError, supervisor, upstreamPingMs: settings.upstreamPingMs, probeTimeoutMs: settings.probeTimeoutMs }),
+    createServer: () =>
+      createProxySession({ wire, openUpstream, onError, supervisor, upstreamPingMs: settings.upstreamPingMs, probeTimeoutMs: settings.probeTimeoutMs, bridge }),
     // The wire gate attaches to each session's upstream when its initialize arrives.
     gate: { install() {} },
     port: settings.port,
@@ -143,24 +153,30 @@ async function statelessServingFor(
 ): Promise<StatelessServing | undefined> {
   if (upstream === undefined) return undefined;
   if (upstream instanceof SpawnedStatelessUpstream)
-    return (await loadStdioStatelessServing())?.startSpawnedStatelessServing(wire, upstream, onError, statelessProbeTimeoutMs, only);
-  return (await loadStatelessServing())?.startStatelessServing(wire, upstream, onError, statelessProbeTimeoutMs, only);
+    return (await loadOptional(() => import('./stdio-stateless-serving.js')))?.startSpawnedStatelessServing(wire, upstream, onError, statelessProbeTimeoutMs, only);
+  return (await loadOptional(() => import('./stateless-serving.js')))?.startStatelessServing(wire, upstream, onError, statelessProbeTimeoutMs, only);
 }
 
-/** stateless-serving.ts, or undefined without the optional v2 client package (`@modelcontextprotocol/client`) it runs on. */
-async function loadStatelessServing(): Promise<typeof import('./stateless-serving.js') | undefined> {
+/** The era bridge for an upstream that speaks only 2026-07-28 (docs/proxy.md#protocol-eras), else undefined. */
+async function eraBridgeFor(settings: {
+  readonly statelessUpstream?: StatelessUpstream | SpawnedStatelessUpstream | undefined;
+  readonly statelessOnly?: boolean | undefined;
+  readonly bridgedListTtlMs?: number | undefined;
+}): Promise<EraBridge | undefined> {
+  // A spawned upstream is not bridged (docs/proxy.md#protocol-eras): its 2025-era clients get its own refusal.
+  if (settings.statelessUpstream === undefined || settings.statelessUpstream instanceof SpawnedStatelessUpstream || settings.statelessOnly !== true) return undefined;
+  return (await loadOptional(() => import('./bridge-upstream.js')))?.createEraBridge(settings.statelessUpstream, settings.bridgedListTtlMs);
+}
+
+/** A module that runs on the optional v2 client package (`@modelcontextprotocol/client`), or undefined without it. */
+async function loadOptional<T>(load: () => Promise<T>): Promise<T | undefined> {
   try {
-    return await import('./stateless-serving.js');
+    return await load();
   } catch (error) {
     // Only the package missing turns stateless serving off; anything else is a fault to report.
     if ((error as { code?: unknown }).code !== 'ERR_MODULE_NOT_FOUND') throw error;
     return undefined;
   }
-}
-
-/** stdio-stateless-serving.ts, or undefined without the optional v2 client package. */
-async function loadStdioStatelessServing(): Promise<typeof import('./stdio-stateless-serving.js') | undefined> {
-  return (await loadStatelessServing()) === undefined ? undefined : import('./stdio-stateless-serving.js');
 }
 
 export async function serveProxyStdio(
@@ -171,16 +187,20 @@ export async function serveProxyStdio(
   onError: (error: unknown) => void,
   settings: {
     readonly upstreamPingMs?: number | undefined;
+    /** With statelessOnly and an HTTP upstream: a 2025-era session is bridged to it. */
     readonly statelessUpstream?: StatelessUpstream | SpawnedStatelessUpstream | undefined;
     readonly statelessOnly?: boolean | undefined;
   } = {},
 ): Promise<Serving & { readonly servesStateless: boolean }> {
-  const legacySession = () => createProxySession({ wire, openUpstream, onError, upstreamPingMs: settings.upstreamPingMs });
+  const bridge = await eraBridgeFor(settings);
+  const legacySession = () => createProxySession({ wire, openUpstream, onError, upstreamPingMs: settings.upstreamPingMs, bridge });
   // Hook: a 2026-07-28 client on stdio, when the upstream speaks 2026-07-28; the opening exchange picks the era (stdio-era-serving.ts).
   const stateless =
     settings.statelessUpstream === undefined
       ? undefined
-      : await (await loadStdioStatelessServing())?.startStdioStatelessConnections(wire, settings.statelessUpstream, onError, statelessProbeTimeoutMs);
+      : await (
+          await loadOptional(() => import('./stdio-stateless-serving.js'))
+        )?.startStdioStatelessConnections(wire, settings.statelessUpstream, onError, statelessProbeTimeoutMs);
   if (stateless === undefined) return { ...(await serveOverStdio(legacySession(), stdio, signal)), servesStateless: false };
   const { serveProxyStdioEras } = await import('./stdio-era-serving.js');
   const eras = await serveProxyStdioEras({
@@ -189,7 +209,8 @@ export async function serveProxyStdio(
     legacySession,
     stateless: stateless.connections,
     upstreamHeaders: stateless.upstreamHeaders,
-    only: settings.statelessOnly,
+    // A 2025-era client of a 2026-07-28-only upstream opens a bridged session; without a bridge it gets the upstream's refusal.
+    only: settings.statelessOnly === true && bridge === undefined,
     onError,
   });
   return { done: eras.done, close: async () => (await eras.close(), await stateless.close()), servesStateless: true };

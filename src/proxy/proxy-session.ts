@@ -4,6 +4,7 @@ import {
   ErrorCode,
   InitializeRequestSchema,
   LATEST_PROTOCOL_VERSION,
+  ResultSchema,
   SUPPORTED_PROTOCOL_VERSIONS,
   type ClientCapabilities,
   type Implementation,
@@ -13,6 +14,8 @@ import { authOfToken } from '../adapter/token-auth.js';
 import { RelayedError } from '../wire/relayed-error.js';
 import type { WireGate } from '../wire/wire-gate.js';
 import { defaultUpstreamTimeoutMs } from '../wire/upstream.js';
+import type { EraBridge } from './bridge-upstream.js';
+import { fulfilInputRequired } from './bridge-input-required.js';
 import { ReplayedSessionState, notifyChangedLists } from './replayed-session-state.js';
 import { SupervisedUpstream, upstreamWentAway, type DownstreamInitialize } from './supervised-upstream.js';
 import { UpstreamSupervisor } from './supervisor.js';
@@ -42,6 +45,8 @@ export interface ProxySessionOptions {
    * loop in a long tool call would miss a ping too, and be taken as gone.
    */
   readonly upstreamPingMs?: number | undefined;
+  /** In front of an upstream that speaks only 2026-07-28: the session's upstream side is spoken as stateless requests (bridge-upstream.ts). */
+  readonly bridge?: EraBridge | undefined;
 }
 
 // Everything a downstream client may ask for: the SDK checks handlers and notifications against
@@ -93,6 +98,7 @@ export function createProxySession(options: ProxySessionOptions): Server {
       supervisor: options.supervisor ?? new UpstreamSupervisor(),
       connectTimeoutMs: options.connectTimeoutMs ?? 30_000,
       probeTimeoutMs: options.probeTimeoutMs ?? 5_000,
+      bridge: options.bridge,
     },
     {
       isClosed: () => closed,
@@ -119,12 +125,12 @@ export function createProxySession(options: ProxySessionOptions): Server {
     if (upstream.initialized !== undefined) throw new RelayedError(ErrorCode.InvalidRequest, 'Server already initialized');
     const { protocolVersion, capabilities, clientInfo } = request.params;
     // A restarted upstream session is opened with the same headers (--forward-header) as the first.
-    const { client } = await upstream.initialize({ clientInfo, capabilities, downstream: { headers: extra.requestInfo?.headers ?? {} } });
-    const instructions = client.getInstructions();
+    const { identity } = await upstream.initialize({ clientInfo, capabilities, downstream: { headers: extra.requestInfo?.headers ?? {} } });
+    const { instructions } = identity;
     return {
       protocolVersion: SUPPORTED_PROTOCOL_VERSIONS.includes(protocolVersion) ? protocolVersion : LATEST_PROTOCOL_VERSION,
-      capabilities: client.getServerCapabilities() ?? {},
-      serverInfo: client.getServerVersion() ?? { name: 'mcp-gate-proxy', version: '0.1.0' },
+      capabilities: identity.capabilities,
+      serverInfo: identity.serverInfo,
       ...(instructions === undefined ? {} : { instructions }),
     };
   });
@@ -132,6 +138,8 @@ export function createProxySession(options: ProxySessionOptions): Server {
   server.fallbackRequestHandler = async (request, extra) => {
     const { initialized, link: current } = upstream;
     if (initialized === undefined || current === undefined) throw new RelayedError(ErrorCode.InvalidRequest, 'Server not initialized');
+    const refusal = options.bridge?.refusal(request.method);
+    if (refusal !== undefined) throw refusal;
     const link = !current.lost ? current : await upstream.current();
     const params = request.params as Record<string, unknown> | undefined;
     const progressToken = (params?.['_meta'] as { progressToken?: unknown } | undefined)?.progressToken;
@@ -154,7 +162,21 @@ export function createProxySession(options: ProxySessionOptions): Server {
       }, options.upstreamPingMs);
     }
     try {
-      const result = await link.connection.handle({ method: request.method, params, id: request.id }, input, { signal: extra.signal, onprogress, timeoutMs });
+      // A failed refresh keeps the lists as they were; the operator hears of it.
+      if (options.bridge !== undefined) await options.bridge.freshen(link.connection).catch(options.onError);
+      const forward = (sent: Record<string, unknown> | undefined) =>
+        link.connection.handle({ method: request.method, params: sent, id: request.id }, input, { signal: extra.signal, onprogress, timeoutMs });
+      let result = await forward(params);
+      if (options.bridge !== undefined) {
+        // 2026-07-28's input_required, asked of this session's client as 2025 server→client requests; each retry is gated again.
+        result = await fulfilInputRequired(request.method, params, result, {
+          clientCapabilities: initialized.capabilities,
+          ask: (method, askParams, signal) => extra.sendRequest({ method, params: askParams } as never, ResultSchema, { signal, timeout: timeoutMs }),
+          retry: forward,
+          signal: extra.signal,
+        });
+        result = options.bridge.sessionResult(result);
+      }
       await Promise.all(progressSent);
       state.remember(request.method, params, input);
       return result as never;

@@ -80,12 +80,14 @@ class StatelessUpstreamTransport implements Transport {
   onclose?: () => void;
   readonly #channel: StatelessChannel;
   readonly #envelope: EnvelopeMeta;
+  readonly #paramHeaders: ParamHeaders | undefined;
   /** Requests waiting on the upstream, by id: aborting one closes its HTTP request. */
   readonly #waiting = new Map<string | number, AbortController>();
 
-  constructor(target: StatelessTarget, headers: Readonly<Record<string, string>>, envelope: EnvelopeMeta) {
+  constructor(target: StatelessTarget, headers: Readonly<Record<string, string>>, envelope: EnvelopeMeta, paramHeaders?: ParamHeaders) {
     this.#channel = openChannel(target, headers);
     this.#envelope = envelope;
+    this.#paramHeaders = paramHeaders;
   }
 
   async start(): Promise<void> {
@@ -93,7 +95,12 @@ class StatelessUpstreamTransport implements Transport {
       if ('id' in message && !('method' in message)) this.#waiting.delete(message.id as string | number);
       this.onmessage?.(message as JSONRPCMessage);
     };
-    this.#channel.onerror = (error) => this.onerror?.(error);
+    this.#channel.onerror = (error) => {
+      // The upstream's JSON-RPC answer carried by an HTTP error (a 404 for a method it does not serve) is relayed as that
+      // answer by send, not reported as a transport fault (a bridged session would check the upstream after each one).
+      for (const id of this.#waiting.keys()) if (errorAnswerIn(error, id) !== undefined) return;
+      this.onerror?.(error);
+    };
     this.#channel.onclose = () => this.onclose?.();
     await this.#channel.start();
   }
@@ -105,7 +112,7 @@ class StatelessUpstreamTransport implements Transport {
       // The envelope wins over whatever `_meta` the request had: the lists fetched for this envelope must be the ones its requests see.
       const params = { ...message.params, _meta: { ...message.params?._meta, ...this.#envelope } };
       try {
-        const headers = message.method === 'tools/call' ? callHeaders.getStore() : undefined;
+        const headers = message.method === 'tools/call' ? (callHeaders.getStore() ?? this.#paramHeaders?.(message.params)) : undefined;
         await this.#channel.send({ ...message, params } as ModernMessage, { requestSignal: abort.signal, ...(headers === undefined ? {} : { headers }) });
       } catch (error) {
         this.#waiting.delete(message.id);
@@ -154,8 +161,25 @@ function errorAnswerIn(error: unknown, id: string | number): JSONRPCMessage | un
  */
 export async function connectStatelessUpstream(target: StatelessTarget, headers: Readonly<Record<string, string>>, envelope: EnvelopeMeta): Promise<Client> {
   const client = new Client({ name: 'mcp-gate-proxy-stateless', version: '0.1.0' });
-  await client.connect(new StatelessUpstreamTransport(target, headers, envelope));
+  await client.connect(createStatelessUpstreamTransport(target, headers, envelope));
   return client;
+}
+
+/** The `Mcp-Param-*` headers of a `tools/call` with these params, for a caller whose own request had none to pass on. */
+export type ParamHeaders = (params: Record<string, unknown> | undefined) => Readonly<Record<string, string>> | undefined;
+
+/**
+ * The transport under connectStatelessUpstream, for a Client made elsewhere (a bridged 2025-era
+ * session's, bridge-upstream.ts): its connect sends nothing. `paramHeaders` writes the headers of
+ * a call that runs outside withCallHeaders.
+ */
+export function createStatelessUpstreamTransport(
+  target: StatelessTarget,
+  headers: Readonly<Record<string, string>>,
+  envelope: EnvelopeMeta,
+  paramHeaders?: ParamHeaders,
+): Transport {
+  return new StatelessUpstreamTransport(target, headers, envelope, paramHeaders);
 }
 
 /** The envelope the proxy's own startup requests carry (the check and, upstream of a 2026-07-28-only server, the summary). */

@@ -1,11 +1,12 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
-import { ErrorCode, type ClientCapabilities, type Implementation } from '@modelcontextprotocol/sdk/types.js';
+import { ErrorCode, type ClientCapabilities, type Implementation, type ServerCapabilities } from '@modelcontextprotocol/sdk/types.js';
 import type { ListKind } from '../adapter/list-changes.js';
 import { withTimeout } from '../serve/lifetime.js';
 import { RelayedError } from '../wire/relayed-error.js';
 import type { WireConnection } from '../wire/wire-connection.js';
 import type { WireGate } from '../wire/wire-gate.js';
+import type { EraBridge } from './bridge-upstream.js';
 import type { UpstreamSupervisor } from './supervisor.js';
 
 /** What an upstream session is opened from: the headers of the downstream session's initialize (none over stdio). */
@@ -20,10 +21,18 @@ export interface InitializedDownstream {
   readonly downstream: DownstreamInitialize;
 }
 
+/** What the downstream session's `initialize` is answered with: the upstream's own capabilities, server info and instructions. */
+export interface UpstreamIdentity {
+  readonly capabilities: ServerCapabilities;
+  readonly serverInfo: Implementation;
+  readonly instructions: string | undefined;
+}
+
 /** One upstream session of a downstream session: replaced by a new one when it ends. */
 export interface UpstreamLink {
   readonly client: Client;
   connection: WireConnection;
+  identity: UpstreamIdentity;
   readonly startedAt: number;
   /** Set once the upstream session ended (its process exited, its connection closed, or it stopped answering). */
   lost: boolean;
@@ -38,6 +47,8 @@ export interface SupervisedUpstreamSettings {
   readonly supervisor: UpstreamSupervisor;
   readonly connectTimeoutMs: number;
   readonly probeTimeoutMs: number;
+  /** Set in front of an upstream that speaks only 2026-07-28: each upstream session is a Client of stateless requests (bridge-upstream.ts). */
+  readonly bridge?: EraBridge | undefined;
 }
 
 /** What the downstream session lends each of its upstream sessions. */
@@ -51,6 +62,9 @@ export interface DownstreamSide {
   /** Gives a new upstream session that state, and tells the client about lists that changed since `before`. */
   restore(link: UpstreamLink, before: UpstreamLink | undefined): Promise<void>;
 }
+
+/** The server info a session is initialized with when the upstream gave none. */
+export const proxyServerInfo: Implementation = { name: 'mcp-gate-proxy', version: '0.1.0' };
 
 /** What a client is told when no upstream session can be opened (the detail goes to the operator through onError). */
 export const upstreamUnavailable = () => new RelayedError(ErrorCode.InternalError, 'The upstream server is not available');
@@ -91,7 +105,7 @@ export class SupervisedUpstream {
     this.initialized = initialized;
     let link: UpstreamLink;
     try {
-      link = await this.#open(initialized.clientInfo, initialized.capabilities, initialized.downstream);
+      link = await this.#open(initialized);
     } catch (error) {
       // The client may initialize again.
       this.initialized = undefined;
@@ -108,8 +122,8 @@ export class SupervisedUpstream {
   /** Whether the upstream session still answers, asked after a transport error; one that does not is closed. */
   isAlive(link: UpstreamLink): Promise<boolean> {
     if (link.lost) return Promise.resolve(false);
-    link.check ??= link.client
-      .ping({ timeout: this.#settings.probeTimeoutMs })
+    const { bridge, probeTimeoutMs } = this.#settings;
+    link.check ??= (bridge === undefined ? link.client.ping({ timeout: probeTimeoutMs }) : bridge.check(link.client, probeTimeoutMs))
       .then(
         () => true,
         async () => {
@@ -129,12 +143,12 @@ export class SupervisedUpstream {
   }
 
   /** A new upstream session, once the back-off allows, initialized as the client initialized this session. */
-  async #open(clientInfo: Implementation, capabilities: ClientCapabilities, downstream: DownstreamInitialize): Promise<UpstreamLink> {
-    const { supervisor, onError, connectTimeoutMs } = this.#settings;
+  async #open(initialized: InitializedDownstream): Promise<UpstreamLink> {
+    const { supervisor, onError, connectTimeoutMs, bridge } = this.#settings;
     await supervisor.beforeStart();
     if (this.#downstream.isClosed()) throw upstreamUnavailable();
-    const client = new Client(clientInfo, { capabilities });
-    const link: UpstreamLink = { client, connection: undefined as never, startedAt: Date.now(), lost: false, check: undefined };
+    const client = new Client(initialized.clientInfo, { capabilities: initialized.capabilities });
+    const link: UpstreamLink = { client, connection: undefined as never, identity: undefined as never, startedAt: Date.now(), lost: false, check: undefined };
     this.#downstream.relay(link);
     client.onerror = (error) => {
       onError(error);
@@ -155,7 +169,14 @@ export class SupervisedUpstream {
       if (holdsState) this.#reconnectInBackground();
     };
     try {
-      await withTimeout(client.connect(this.#settings.openUpstream(downstream), { timeout: connectTimeoutMs }), connectTimeoutMs, 'the upstream did not answer initialize');
+      // A bridged session's Client connects without a handshake; the upstream is asked server/discover instead.
+      const transport =
+        bridge === undefined ? this.#settings.openUpstream(initialized.downstream) : bridge.transport(initialized, (name) => link.connection?.listedItem('tool', name));
+      await withTimeout(client.connect(transport, { timeout: connectTimeoutMs }), connectTimeoutMs, 'the upstream did not answer initialize');
+      link.identity =
+        bridge === undefined
+          ? { capabilities: client.getServerCapabilities() ?? {}, serverInfo: client.getServerVersion() ?? proxyServerInfo, instructions: client.getInstructions() }
+          : await withTimeout(bridge.identify(client, connectTimeoutMs), connectTimeoutMs, 'the upstream did not answer server/discover');
       link.connection = await withTimeout(
         this.#settings.wire.attach(client, {
           notify: (list) => this.#downstream.notifyListChanged(list),
@@ -201,7 +222,7 @@ export class SupervisedUpstream {
   async #reopen(): Promise<UpstreamLink> {
     if (this.initialized === undefined) throw new RelayedError(ErrorCode.InvalidRequest, 'Server not initialized');
     const before = this.link;
-    const link = await this.#open(this.initialized.clientInfo, this.initialized.capabilities, this.initialized.downstream);
+    const link = await this.#open(this.initialized);
     this.link = link;
     await this.#downstream.restore(link, before);
     return link;

@@ -120,7 +120,7 @@ export class WireConnection implements GatedSession {
 
   async #handle(request: WireRequest, input: RequestContextInput, options: ForwardOptions): Promise<unknown> {
     const { method, params } = request;
-    const listKind = listKinds[method];
+    const listKind = listKinds.get(method);
     if (listKind !== undefined) return answerList(this.#runtime.settings, this.#snapshots, await this.#begin(request, input), listKind, params);
     switch (method) {
       case 'tools/call':
@@ -173,6 +173,11 @@ export class WireConnection implements GatedSession {
   async visibleKeys(kind: PrimitiveKind, input: RequestContextInput): Promise<string[]> {
     const gated = await this.#begin({ method: upstreamLists[kind].method }, input);
     return gated.view.visibleEntries(gated.catalog, kind, gated.context, gated.view.cacheKey(gated.catalog, gated.context)).map((entry) => entry.key);
+  }
+
+  /** The upstream's own list item of this kind and registry key (name; URI for resources) in the lists now, hidden or not. */
+  listedItem(kind: PrimitiveKind, key: string): Readonly<Record<string, unknown>> | undefined {
+    return this.#snapshot?.itemsOf(kind).get(key);
   }
 
   /**

@@ -12,12 +12,13 @@ import { upstreamLists } from './upstream.js';
 // The wire binding's lists: answered from the upstream's whole lists, filtered and paginated with
 // the gate's own cursors, and compared before and after the upstream's list_changed.
 
-export const listKinds: Readonly<Record<string, PrimitiveKind>> = {
-  'tools/list': 'tool',
-  'prompts/list': 'prompt',
-  'resources/list': 'resource',
-  'resources/templates/list': 'resourceTemplate',
-};
+/** By list method. A Map: a method is the client's string, and `toString` must not find Object's own. */
+export const listKinds: ReadonlyMap<string, PrimitiveKind> = new Map([
+  ['tools/list', 'tool'],
+  ['prompts/list', 'prompt'],
+  ['resources/list', 'resource'],
+  ['resources/templates/list', 'resourceTemplate'],
+]);
 
 export const kindsOfList: Readonly<Record<ListKind, readonly PrimitiveKind[]>> = { tools: ['tool'], prompts: ['prompt'], resources: ['resource', 'resourceTemplate'] };
 

@@ -1,20 +1,26 @@
 // Protocol eras through `mcp-gate proxy` (docs/proxy.md, "Protocol eras"): the proxy serves
 // 2025-era sessions downstream and opens 2025-era sessions upstream; in front of an upstream that
 // speaks 2026-07-28 too it serves 2026-07-28 stateless requests as well (test/proxy/stateless.test.ts
-// gates them). Against real upstreams (v2 SDK, `@modelcontextprotocol/server` 2.4, both eras on
+// gates them), and in front of one that speaks only 2026-07-28 it bridges 2025-era sessions to it
+// (test/proxy/era-bridge.test.ts gates them). Against real upstreams (v2 SDK, `@modelcontextprotocol/server` 2.4, both eras on
 // one endpoint or 2026-07-28 only; v1 SDK, 2025-era only) and real clients of both SDKs: what
 // works, and the exact refusal of what does not.
 import { writeFileSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { PassThrough, Readable } from 'node:stream';
 import { Client as ClientV2, StreamableHTTPClientTransport as StreamableHttpV2 } from '@modelcontextprotocol/client';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { createMcpHandler } from '@modelcontextprotocol/server';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startHttpHost, type HttpHost } from '../../src/serve/http-host.js';
 import { createFixtureServer } from '../sdk/fixtures.js';
 import { createServer } from '../server/fixtures.js';
 import { listen, postModern, type Endpoint } from '../server/http.js';
-import { startProxy, type RunningProxy } from './harness.js';
+import { run } from '../../src/cli/run.js';
+import { repositoryRoot, startProxy, type RunningProxy } from './harness.js';
 import { envelope, RawLines, startStdioProxy } from './stdio-2026-harness.js';
 
 // Hides one tool of the v2 fixture server, so that a working path is seen to be gated too.
@@ -142,9 +148,11 @@ describe('mcp-gate proxy in front of an upstream that speaks 2026-07-28 only', (
     await modernOnly?.close();
   });
 
-  it('starts, and says it serves 2026-07-28 stateless requests only', () => {
+  it('starts, and says it bridges 2025-era sessions to it', () => {
     expect(modernProxy.stderr()).toContain('in front of gated-v2: 5 tools');
-    expect(modernProxy.stderr()).toContain('serving 2026-07-28 stateless requests only');
+    expect(modernProxy.stderr()).toContain(
+      'serving 2026-07-28 stateless requests too, and bridging 2025-era sessions to the upstream with stateless requests (it speaks only 2026-07-28; docs/proxy.md#protocol-eras)',
+    );
   });
 
   it('serves a v2 client pinned to 2026-07-28, or negotiating, gated', async () => {
@@ -155,27 +163,26 @@ describe('mcp-gate proxy in front of an upstream that speaks 2026-07-28 only', (
     }
   });
 
-  it("answers a 2025-era initialize with the upstream's own refusal, byte for byte", async () => {
-    const initialize = (url: string) =>
-      fetch(url, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
-        body: JSON.stringify({
-          jsonrpc: '2.0',
-          id: 0,
-          method: 'initialize',
-          params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'old', version: '1.0.0' } },
-        }),
-        signal: AbortSignal.timeout(10_000),
-      });
-    const [proxied, direct] = await Promise.all([initialize(modernProxy.url.href), initialize(`${modernOnly.url}/mcp`)]);
-    const [proxiedText, directText] = [await proxied.text(), await direct.text()];
-    expect({ status: proxied.status, text: proxiedText }).toEqual({ status: direct.status, text: directText });
-    expect(directText).toContain('"supported":["2026-07-28"]');
-    expect(proxied.headers.get('mcp-session-id')).toBeNull();
+  it("answers a 2025-era initialize itself, from the upstream's server/discover, with a session", async () => {
+    const response = await fetch(modernProxy.url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+      body: JSON.stringify({
+        jsonrpc: '2.0',
+        id: 0,
+        method: 'initialize',
+        params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'old', version: '1.0.0' } },
+      }),
+      signal: AbortSignal.timeout(10_000),
+    });
+    expect(response.status).toBe(200);
+    const text = await response.text();
+    expect(text).toContain('"protocolVersion":"2025-06-18"');
+    expect(text).toContain('"serverInfo":{"name":"gated-v2","version":"1.0.0"}');
+    expect(response.headers.get('mcp-session-id')).not.toBeNull();
   });
 
-  it('serves it with --stdio too: each message gated on its own envelope, a 2025-era initialize refused by the upstream', { timeout: 30_000 }, async () => {
+  it('serves it with --stdio too: a 2026-07-28 connection gated per message, where a 2025-era initialize is the upstream’s to refuse', { timeout: 30_000 }, async () => {
     const stdioProxy = await startStdioProxy(['--policy', policyPath, '--upstream-url', `${modernOnly.url}/mcp`]);
     try {
       const lines = new RawLines(stdioProxy.input, stdioProxy.output);
@@ -186,5 +193,33 @@ describe('mcp-gate proxy in front of an upstream that speaks 2026-07-28 only', (
     } finally {
       await stdioProxy.stop();
     }
+  });
+
+  it('gives a v1 SDK client (2025-11-25) a gated session', async () => {
+    const client = new Client({ name: 'old-client', version: '1.0.0' });
+    await client.connect(new StreamableHTTPClientTransport(modernProxy.url));
+    try {
+      expectGated((await client.listTools()).tools.map((tool) => tool.name));
+      await expect(client.callTool({ name: hiddenTool, arguments: { text: 'x' } })).rejects.toThrow(`Tool ${hiddenTool} not found`);
+    } finally {
+      await client.close();
+    }
+  });
+
+  it('starts with --stdio, saying the session is bridged', { timeout: 60_000 }, async () => {
+    const err: string[] = [];
+    const code = await run(['proxy', '--stdio', '--policy', policyPath, '--upstream-url', `${modernOnly.url}/mcp`], {
+      cwd: repositoryRoot,
+      stdout: () => undefined,
+      stderr: (text) => err.push(text),
+      readFile: (path) => readFile(path, 'utf8'),
+      signal: AbortSignal.timeout(30_000),
+      stdio: { input: Readable.from([]), output: new PassThrough() },
+    });
+    // Its stdin is empty: it serves until the client goes away, at once.
+    expect(code).toBe(0);
+    expect(err.join('')).toContain(
+      'mcp-gate proxy: speaking MCP on stdin/stdout (the upstream speaks only 2026-07-28: the session is bridged to it with stateless requests; docs/proxy.md#protocol-eras)',
+    );
   });
 });

@@ -36,9 +36,10 @@ export const proxyCommand: Command = {
     `(spoken to over stdio) or reached at --upstream-url (Streamable HTTP). Serves Streamable HTTP at`,
     `http://127.0.0.1:PORT/mcp, every path below /mcp being an endpoint too (/mcp/admin), or stdio`,
     `with --stdio. Each client session gets its own upstream session, initialized with the client's`,
-    `name and capabilities; a 2026-07-28 stateless request is served too (gated on its own _meta`,
-    `envelope and headers), over HTTP or --stdio, when the upstream (URL or command) speaks`,
-    `2026-07-28. Primitives are annotated by`,
+    `name and capabilities (spoken as 2026-07-28 stateless requests when the --upstream-url speaks`,
+    `only that); a 2026-07-28 stateless request is served too (gated on its own _meta envelope and`,
+    `headers), over HTTP or --stdio, when the upstream (URL or command) speaks 2026-07-28.`,
+    `Primitives are annotated by`,
     `their own _meta["mcp-gate"], else by the --overlay file. Hidden primitives are answered as the`,
     `upstream answers a name it does not have, and nothing naming one is sent upstream. A policy`,
     `that reads feature flags resolves them through flagd in-process (--flagd-file or --flagd-host;`,
@@ -100,8 +101,9 @@ export const proxyCommand: Command = {
           onStderrLine: (line) => note(`upstream: ${line}`),
           headers: upstreamSessionHeaders(settings.upstreamHeaders, settings.forwardHeaders, downstream?.headers ?? {}),
         });
-      // The upstream may speak 2026-07-28 too, or only: stateless requests are then served (src/proxy/stateless-serving.ts), and
-      // over a spawned upstream's stdio through one process of its own (src/proxy/stdio-stateless-upstream.ts).
+      // The upstream may speak 2026-07-28 too, or only: stateless requests are then served (src/proxy/stateless-serving.ts),
+      // over a spawned upstream's stdio through one process of its own (src/proxy/stdio-stateless-upstream.ts); in front
+      // of a URL that speaks only 2026-07-28, 2025-era sessions (HTTP or --stdio) are bridged to it (src/proxy/bridge-upstream.ts).
       const { upstream, upstreamHeaders, forwardHeaders } = settings;
       const statelessUpstream =
         upstream.kind === 'command'
@@ -129,10 +131,15 @@ export const proxyCommand: Command = {
         const stdio = io.stdio;
         if (stdio === undefined) throw new Error('proxy --stdio needs io.stdio');
         const serving = await runtime.serveProxyStdio(wire, openUpstream, stdio, signal, onError, { ...settings, statelessUpstream, statelessOnly: summary.statelessOnly });
-        note('speaking MCP on stdin/stdout');
+        const bridged = summary.statelessOnly === true && upstream.kind === 'url';
+        note(
+          bridged
+            ? 'speaking MCP on stdin/stdout (the upstream speaks only 2026-07-28: the session is bridged to it with stateless requests; docs/proxy.md#protocol-eras)'
+            : 'speaking MCP on stdin/stdout',
+        );
         if (serving.servesStateless)
           note(
-            summary.statelessOnly
+            summary.statelessOnly && !bridged
               ? 'serving 2026-07-28 clients only (the upstream speaks only 2026-07-28; 2025-era clients get its refusal; docs/proxy.md#2026-07-28-over-stdio)'
               : 'serving 2026-07-28 clients too, each message gated on its own envelope (the upstream speaks 2026-07-28; docs/proxy.md#2026-07-28-over-stdio)',
           );
@@ -152,9 +159,11 @@ export const proxyCommand: Command = {
       );
       if (serving.servesStateless)
         note(
-          summary.statelessOnly
-            ? 'serving 2026-07-28 stateless requests only (the upstream speaks only 2026-07-28; 2025-era clients get its refusal; docs/proxy.md#protocol-eras)'
-            : 'serving 2026-07-28 stateless requests too (the upstream speaks 2026-07-28; docs/proxy.md#protocol-eras)',
+          !summary.statelessOnly
+            ? 'serving 2026-07-28 stateless requests too (the upstream speaks 2026-07-28; docs/proxy.md#protocol-eras)'
+            : upstream.kind === 'url'
+              ? 'serving 2026-07-28 stateless requests too, and bridging 2025-era sessions to the upstream with stateless requests (it speaks only 2026-07-28; docs/proxy.md#protocol-eras)'
+              : 'serving 2026-07-28 stateless requests only (the upstream speaks only 2026-07-28; 2025-era clients get its refusal; docs/proxy.md#protocol-eras)',
         );
       if (settings.bearer)
         note(`verifying bearer tokens of ${settings.bearer.issuer} for ${settings.bearer.audience} (--jwks); the client's Authorization never reaches the upstream`);

@@ -1,0 +1,120 @@
+// The era bridge: a 2025-era downstream session in front of an upstream that speaks only
+// 2026-07-28. The session keeps its own upstream Client, as every session does, but that Client
+// speaks 2026-07-28 stateless requests (stateless-upstream.ts's transport), each carrying an
+// envelope built from the session's `initialize`. Loaded by proxy-runtime.ts only for such an
+// upstream, and only with the optional v2 client package installed. docs/proxy.md#protocol-eras.
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
+import { ErrorCode, ResultSchema, type ServerCapabilities } from '@modelcontextprotocol/sdk/types.js';
+import { clientCapabilitiesMetaKey, clientInfoMetaKey, protocolVersionMetaKey } from '../adapter/envelope.js';
+import { RelayedError } from '../wire/relayed-error.js';
+import type { WireConnection } from '../wire/wire-connection.js';
+import { mcpParamHeaders } from './bridge-param-headers.js';
+import type { StatelessUpstream } from './stateless-serving.js';
+import { createStatelessUpstreamTransport, statelessProtocolVersion, type EnvelopeMeta } from './stateless-upstream.js';
+import { proxyServerInfo, type InitializedDownstream, type UpstreamIdentity } from './supervised-upstream.js';
+
+/** How the upstream side of a bridged session differs from a 2025-era upstream session (supervised-upstream.ts, proxy-session.ts). */
+export interface EraBridge {
+  /**
+   * A transport whose requests go upstream as stateless requests with this session's envelope;
+   * connecting it sends nothing. `listedTool`: the upstream's list item of a tool, for the
+   * header parameters of a call to it.
+   */
+  transport(initialized: InitializedDownstream, listedTool: (name: string) => Readonly<Record<string, unknown>> | undefined): Transport;
+  /** What the session's `initialize` is answered with: the upstream's `server/discover`, asked with the session's envelope. */
+  identify(client: Client, timeoutMs: number): Promise<UpstreamIdentity>;
+  /** Whether the upstream still answers, after a transport error (a 2026-07-28 server has no `ping`: it is asked `server/discover`). */
+  check(client: Client, timeoutMs: number): Promise<void>;
+  /** The answer to a request the bridge cannot carry over (undefined for the others). */
+  refusal(method: string): RelayedError | undefined;
+  /**
+   * Fetches the session's lists again once they are older than the bridge's TTL, telling the
+   * session of lists whose visible part changed (WireConnection.refresh): a 2026-07-28 upstream
+   * announces changes only on subscriptions/listen, which the bridge does not hold open.
+   */
+  freshen(connection: WireConnection): Promise<void>;
+  /** A forwarded result as a 2025-era session is answered: without 2026-07-28's result type and caching hints. */
+  sessionResult(result: unknown): unknown;
+}
+
+/** How long a bridged session's lists are used before its next request fetches them again (as for stateless requests). */
+export const defaultBridgedListTtlMs = 60_000;
+
+export function createEraBridge(upstream: StatelessUpstream, listTtlMs = defaultBridgedListTtlMs): EraBridge {
+  /** When each connection's lists were fetched (first seen just after its attach fetched them). */
+  const listedAt = new WeakMap<WireConnection, number>();
+  const discover = (client: Client, timeoutMs: number) => client.request({ method: 'server/discover' } as never, ResultSchema, { timeout: timeoutMs });
+  return {
+    transport: (initialized, listedTool) =>
+      createStatelessUpstreamTransport(upstream.url, upstream.headers(initialized.downstream.headers), bridgedEnvelope(initialized), (params) => {
+        const name = params?.['name'];
+        const tool = typeof name === 'string' ? listedTool(name) : undefined;
+        return tool === undefined ? undefined : mcpParamHeaders(tool['inputSchema'], params?.['arguments']);
+      }),
+    identify: async (client, timeoutMs) => identityOf(await discover(client, timeoutMs)),
+    check: async (client, timeoutMs) => void (await discover(client, timeoutMs)),
+    refusal: (method) => {
+      const reason = unbridged.get(method);
+      return reason === undefined ? undefined : new RelayedError(ErrorCode.MethodNotFound, `${method} is not available through mcp-gate proxy: ${reason}`);
+    },
+    sessionResult(result) {
+      if (result === null || typeof result !== 'object' || (result as { resultType?: unknown }).resultType !== 'complete') return result;
+      const { resultType: _resultType, ttlMs: _ttlMs, cacheScope: _cacheScope, ...rest } = result as Record<string, unknown>;
+      return rest;
+    },
+    async freshen(connection) {
+      const now = Date.now();
+      const at = listedAt.get(connection);
+      if (at === undefined) listedAt.set(connection, now);
+      if (at === undefined || now - at < listTtlMs) return;
+      listedAt.set(connection, now);
+      await connection.refresh();
+    },
+  };
+}
+
+/** The envelope every upstream request of a bridged session carries: the client as it initialized, at protocol 2026-07-28. */
+export function bridgedEnvelope(initialized: InitializedDownstream): EnvelopeMeta {
+  return {
+    [protocolVersionMetaKey]: statelessProtocolVersion,
+    [clientInfoMetaKey]: initialized.clientInfo,
+    [clientCapabilitiesMetaKey]: initialized.capabilities,
+  };
+}
+
+/**
+ * What 2026-07-28 does not have in a form a 2025-era session can be given. They are refused
+ * before anything is decided or sent upstream, the same for every URI, so a hidden resource
+ * answers as an unknown one. Their capabilities are left out of the `initialize` answer.
+ */
+const subscriptionsNotBridged =
+  'the upstream speaks only protocol 2026-07-28, whose resource updates come over subscriptions/listen, which the proxy does not bridge to 2025-era sessions (docs/proxy.md#protocol-eras)';
+const unbridged: ReadonlyMap<string, string> = new Map([
+  ['resources/subscribe', subscriptionsNotBridged],
+  ['resources/unsubscribe', subscriptionsNotBridged],
+  [
+    'logging/setLevel',
+    'the upstream speaks only protocol 2026-07-28, where a log level travels with each request, which the proxy does not bridge to 2025-era sessions (docs/proxy.md#protocol-eras)',
+  ],
+]);
+
+/** The discover result as an initialize answer: its capabilities without what the bridge refuses, its server info and instructions. */
+function identityOf(discover: Record<string, unknown>): UpstreamIdentity {
+  const supported = discover['supportedVersions'];
+  if (!Array.isArray(supported) || !supported.includes(statelessProtocolVersion)) {
+    throw new Error(`the upstream's server/discover no longer lists protocol ${statelessProtocolVersion} (supportedVersions: ${JSON.stringify(supported)})`);
+  }
+  const { logging: _logging, ...capabilities } = (discover['capabilities'] ?? {}) as ServerCapabilities;
+  if (capabilities.resources !== undefined) {
+    const { subscribe: _subscribe, ...resources } = capabilities.resources;
+    capabilities.resources = resources;
+  }
+  const info = (discover['_meta'] as Record<string, unknown> | undefined)?.['io.modelcontextprotocol/serverInfo'] as { name?: unknown; version?: unknown } | undefined;
+  const instructions = discover['instructions'];
+  return {
+    capabilities,
+    serverInfo: typeof info?.name === 'string' && typeof info.version === 'string' ? (info as { name: string; version: string }) : proxyServerInfo,
+    instructions: typeof instructions === 'string' ? instructions : undefined,
+  };
+}
