@@ -37,7 +37,9 @@ afterAll(async () => {
 
 describe('mcp-gate proxy --stdio in front of a 2026-07-28-only URL', () => {
   it('sends each message upstream with its own envelope and the --upstream-header headers', async () => {
-    expect(proxy.stderr()).toContain('serving 2026-07-28 clients only');
+    // A 2025-era client's initialize would be bridged (era-bridge.test.ts); this one speaks 2026-07-28.
+    expect(proxy.stderr()).toContain('the session is bridged to it with stateless requests');
+    expect(proxy.stderr()).toContain('serving 2026-07-28 clients too, each message gated on its own envelope');
     const lines = new RawLines(proxy.input, proxy.output);
     const answer = JSON.parse(await lines.request(1, 'tools/call', { name: 'echo', arguments: { text: 'hi' }, _meta: envelope('stdio-client') })) as { result?: unknown };
     expect(answer.result).toMatchObject({ content: [{ type: 'text' }] });
