@@ -4,8 +4,9 @@
 // (each process's CPU is its own): direct (the HTTP upstream), mcp-gate --upstream-cmd (the proxy
 // and the upstream it spawned), mcp-gate --upstream-url (the proxy, and the HTTP upstream it
 // reaches), mcp-proxy (it and its upstream). A CPU profile of a process: PROFILE_DIR=dir adds
-// --cpu-prof to the proxies. BASELINE_DIR=dir adds `mcp-gate (base)`: the proxy --upstream-cmd of
-// another checkout (its node_modules linked), for a before/after in one run.
+// --cpu-prof to the proxies. BASELINE_DIR=dir adds `mcp-gate (base)` and `mcp-gate (base url)`: the
+// proxy --upstream-cmd and --upstream-url of another checkout (its node_modules linked), for a
+// before/after in one run.
 //
 //   CALLS (per target per repetition, default 2000)  REPEAT (default 3)
 import { readdirSync, readFileSync } from 'node:fs';
@@ -77,6 +78,8 @@ try {
   const baselineUrl = baseline === undefined ? undefined : await listeningUrl(baseline, `mcp-gate proxy in ${baselineDir}`);
   const gateHttp = start(proxyArgs(['--upstream-url', directUrl.href]));
   const gateHttpUrl = await listeningUrl(gateHttp, 'mcp-gate proxy --upstream-url');
+  const baselineHttp = baselineDir === undefined ? undefined : start(proxyArgs(['--upstream-url', directUrl.href]), baselineDir);
+  const baselineHttpUrl = baselineHttp === undefined ? undefined : await listeningUrl(baselineHttp, `mcp-gate proxy --upstream-url in ${baselineDir}`);
   const { child: mcpProxy, url: mcpProxyUrl } = await startMcpProxy(children);
 
   const open = async (id: string, url: URL, processes: () => Record<string, number>): Promise<Target> => {
@@ -97,6 +100,9 @@ try {
       ? []
       : [await open('mcp-gate (base)', baselineUrl, () => ({ proxy: baseline.child.pid!, upstream: Math.max(...childrenOf(baseline.child.pid!)) }))]),
     await open('mcp-gate (url)', gateHttpUrl, () => ({ proxy: gateHttp.child.pid!, upstream: upstream.child.pid! })),
+    ...(baselineHttp === undefined || baselineHttpUrl === undefined
+      ? []
+      : [await open('mcp-gate (base url)', baselineHttpUrl, () => ({ proxy: baselineHttp.child.pid!, upstream: upstream.child.pid! }))]),
     { id: 'mcp-proxy', url: mcpProxyUrl, session: mcpProxySession, processes: { proxy: mcpProxy.child.pid!, upstream: Math.max(...childrenOf(mcpProxy.child.pid!)) } },
   ];
 

@@ -3,6 +3,7 @@ import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { UpstreamSpec } from './upstream-command.js';
+import { createUpstreamFetch } from './upstream-fetch.js';
 
 export interface UpstreamTransportOptions {
   /** Working directory of a spawned upstream. */
@@ -12,6 +13,9 @@ export interface UpstreamTransportOptions {
   /** Headers of every request to an HTTP upstream (upstream-headers.ts: the CLI refuses the names the transport sets itself). */
   readonly headers?: Readonly<Record<string, string>>;
 }
+
+/** The HTTP upstream's requests, over node:http with kept-alive connections shared by every upstream session (upstream-fetch.ts). */
+const upstreamFetch = createUpstreamFetch();
 
 /**
  * A new transport to the upstream: for a command, a new process (spawned without a shell, with
@@ -23,7 +27,7 @@ export function openUpstreamTransport(spec: UpstreamSpec, options: UpstreamTrans
   if (spec.kind === 'url') {
     const requestInit = { headers: { ...options.headers } };
     // The legacy transport: a GET event stream the server answers on, and POSTs to the endpoint it names.
-    return spec.transport === 'sse' ? new SSEClientTransport(spec.url, { requestInit }) : new StreamableHTTPClientTransport(spec.url, { requestInit });
+    return spec.transport === 'sse' ? new SSEClientTransport(spec.url, { requestInit }) : new StreamableHTTPClientTransport(spec.url, { requestInit, fetch: upstreamFetch });
   }
   const transport = new StdioClientTransport({
     command: spec.command,
