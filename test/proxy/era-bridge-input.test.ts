@@ -8,13 +8,13 @@ import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { CreateMessageRequestSchema, ElicitRequestSchema, ListRootsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
-import { acceptedContent, createMcpHandler, inputRequired } from '@modelcontextprotocol/server';
-import { z } from 'zod';
+import { createMcpHandler, inputRequired } from '@modelcontextprotocol/server';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { clientCapabilitiesMetaKey, clientInfoMetaKey } from '../../src/adapter/envelope.js';
 import { createServer } from '../server/fixtures.js';
 import { listen, type Endpoint } from '../server/http.js';
 import { rawAnswer, recordReceived, startProxy, type RunningProxy } from './harness.js';
+import { registerConfirmingDeploy } from './modern-upstream-tools.js';
 
 const policyPath = join(tmpdir(), `mcp-gate-era-bridge-input-${process.pid}.policy.json`);
 /** The tools/call requests the upstream received, by client name. */
@@ -23,12 +23,7 @@ const calls: { client: string | undefined; params: Record<string, unknown> }[] =
 const upstreamHandler = createMcpHandler(
   () => {
     const server = createServer();
-    const confirmation = z.object({ confirm: z.boolean() });
-    server.registerTool('deploy', { description: 'asks before it deploys' }, (context) => {
-      const confirmed = acceptedContent(context.mcpReq.inputResponses, 'confirm', confirmation);
-      if (confirmed?.confirm === true) return { content: [{ type: 'text' as const, text: 'deployed' }] };
-      return inputRequired({ inputRequests: { confirm: inputRequired.elicit({ message: 'Deploy?', requestedSchema: confirmation }) } });
-    });
+    registerConfirmingDeploy(server);
     // Two requests in one round: the client's roots and a sampled answer.
     server.registerTool('survey', { description: 'asks for roots and a completion' }, (context) => {
       const responses = context.mcpReq.inputResponses as Record<string, { roots?: { uri: string }[]; content?: { text?: string } }> | undefined;

@@ -13,7 +13,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { ElicitRequestSchema, ResultSchema } from '@modelcontextprotocol/sdk/types.js';
-import { acceptedContent, completable, createMcpHandler, inputRequired, McpServer, ResourceTemplate } from '@modelcontextprotocol/server';
+import { completable, createMcpHandler, McpServer, ResourceTemplate } from '@modelcontextprotocol/server';
 import { z } from 'zod';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { clientCapabilitiesMetaKey, clientInfoMetaKey, protocolVersionMetaKey } from '../../src/adapter/envelope.js';
@@ -21,6 +21,7 @@ import { run } from '../../src/cli/run.js';
 import { createServer, registryPolicyDocument } from '../server/fixtures.js';
 import { listen, type Endpoint } from '../server/http.js';
 import { rawAnswer, recordReceived, repositoryRoot, startProxy, type RunningProxy, type WireRecorder } from './harness.js';
+import { registerConfirmingDeploy, registerRegional, registerSlow } from './modern-upstream-tools.js';
 
 // The fixture's policy (admin primitives only for `x-role: admin`), and `echo` hidden from everyone.
 const policyPath = join(tmpdir(), `mcp-gate-era-bridge-${process.pid}.policy.json`);
@@ -34,24 +35,9 @@ const received: Received[] = [];
 const upstreamHandler = createMcpHandler(
   () => {
     const server = createServer();
-    // A tool that asks its client first (2026-07-28's `input_required`).
-    const confirmation = z.object({ confirm: z.boolean() });
-    server.registerTool('deploy', { description: 'asks before it deploys' }, (context) => {
-      const confirmed = acceptedContent(context.mcpReq.inputResponses, 'confirm', confirmation);
-      if (confirmed?.confirm === true) return { content: [{ type: 'text' as const, text: 'deployed' }] };
-      return inputRequired({ inputRequests: { confirm: inputRequired.elicit({ message: 'Deploy?', requestedSchema: confirmation }) } });
-    });
-    // A tool with a SEP-2243 header parameter: the upstream refuses a call without its Mcp-Param-Region header.
-    server.registerTool('regional', { description: 'by region', inputSchema: z.object({ region: z.string().meta({ 'x-mcp-header': 'Region' }) }) }, ({ region }) => ({
-      content: [{ type: 'text' as const, text: `region ${region}` }],
-    }));
-    server.registerTool('slow', { description: 'reports its progress' }, async (context) => {
-      const progressToken = context.mcpReq._meta?.progressToken;
-      if (progressToken !== undefined) {
-        for (let step = 1; step <= 3; step++) await context.mcpReq.notify({ method: 'notifications/progress', params: { progressToken, progress: step, total: 3 } });
-      }
-      return { content: [{ type: 'text' as const, text: 'done' }] };
-    });
+    registerConfirmingDeploy(server);
+    registerRegional(server);
+    registerSlow(server);
     return server;
   },
   { legacy: 'reject' },

@@ -8,13 +8,14 @@ import { join } from 'node:path';
 import { Client as ClientV2, StreamableHTTPClientTransport as StreamableHttpV2 } from '@modelcontextprotocol/client';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { acceptedContent, completable, createMcpHandler, inputRequired, ResourceTemplate } from '@modelcontextprotocol/server';
+import { completable, createMcpHandler, ResourceTemplate } from '@modelcontextprotocol/server';
 import { z } from 'zod';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { clientInfoMetaKey } from '../../src/adapter/envelope.js';
 import { createServer, createUngatedHandler, registryPolicyDocument, reportExtension } from '../server/fixtures.js';
 import { listen, postModern, type Endpoint } from '../server/http.js';
 import { startProxy, type RunningProxy } from './harness.js';
+import { registerConfirmingDeploy, registerRegional, registerSlow } from './modern-upstream-tools.js';
 import { audience, createTestIssuer, issuer, serveJwks, type JwksServer } from './identity-fixtures.js';
 
 // The fixture's policy (admin primitives only for `x-role: admin`), and `echo` hidden from everyone.
@@ -37,17 +38,8 @@ const received: {
 }[] = [];
 const upstreamHandler = createMcpHandler(() => {
   const server = createServer();
-  // A tool that asks its client first (2026-07-28's multi-round-trip `input_required` result).
-  const confirmation = z.object({ confirm: z.boolean() });
-  server.registerTool('deploy', { description: 'asks before it deploys' }, (context) => {
-    const confirmed = acceptedContent(context.mcpReq.inputResponses, 'confirm', confirmation);
-    if (confirmed?.confirm === true) return { content: [{ type: 'text' as const, text: 'deployed' }] };
-    return inputRequired({ inputRequests: { confirm: inputRequired.elicit({ message: 'Deploy?', requestedSchema: confirmation }) } });
-  });
-  // A tool with a SEP-2243 header parameter: the upstream checks the request's Mcp-Param-Region against the body.
-  server.registerTool('regional', { description: 'by region', inputSchema: z.object({ region: z.string().meta({ 'x-mcp-header': 'Region' }) }) }, ({ region }) => ({
-    content: [{ type: 'text' as const, text: `region ${region}` }],
-  }));
+  registerConfirmingDeploy(server);
+  registerRegional(server);
   // An admin-only resource the upstream lets shared caches keep.
   server.registerResource(
     'shared-audit',
@@ -61,13 +53,7 @@ const upstreamHandler = createMcpHandler(() => {
     waitCancelled.resolve();
     return { content: [] };
   });
-  server.registerTool('slow', { description: 'reports its progress' }, async (context) => {
-    const progressToken = context.mcpReq._meta?.progressToken;
-    if (progressToken !== undefined) {
-      for (let step = 1; step <= 3; step++) await context.mcpReq.notify({ method: 'notifications/progress', params: { progressToken, progress: step, total: 3 } });
-    }
-    return { content: [{ type: 'text' as const, text: 'done' }] };
-  });
+  registerSlow(server);
   return server;
 });
 let upstream: Endpoint;
