@@ -99,6 +99,16 @@ describe('mcp-gate proxy in front of a 2025-era upstream (sessions only)', () =>
   });
 });
 
+/** A raw `initialize` POST asking for `protocolVersion` (10 s at most). */
+function postInitialize(url: URL, protocolVersion: string, clientName: string): Promise<Response> {
+  return fetch(url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+    body: JSON.stringify({ jsonrpc: '2.0', id: 0, method: 'initialize', params: { protocolVersion, capabilities: {}, clientInfo: { name: clientName, version: '1.0.0' } } }),
+    signal: AbortSignal.timeout(10_000),
+  });
+}
+
 describe('mcp-gate proxy in front of a 2026-07-28 upstream that serves 2025-era clients too', () => {
   it('serves a 2026-07-28 stateless request, gated, without a session', async () => {
     const discover = await postModern(proxyEndpoint, 'server/discover', {});
@@ -110,17 +120,7 @@ describe('mcp-gate proxy in front of a 2026-07-28 upstream that serves 2025-era 
   });
 
   it('answers an initialize that asks for 2026-07-28 with 2025-11-25', async () => {
-    const response = await fetch(proxy.url, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
-      body: JSON.stringify({
-        jsonrpc: '2.0',
-        id: 0,
-        method: 'initialize',
-        params: { protocolVersion: '2026-07-28', capabilities: {}, clientInfo: { name: 'asks-2026', version: '1.0.0' } },
-      }),
-      signal: AbortSignal.timeout(10_000),
-    });
+    const response = await postInitialize(proxy.url, '2026-07-28', 'asks-2026');
     expect(response.status).toBe(200);
     expect(await response.text()).toContain('"protocolVersion":"2025-11-25"');
   });
@@ -164,17 +164,7 @@ describe('mcp-gate proxy in front of an upstream that speaks 2026-07-28 only', (
   });
 
   it("answers a 2025-era initialize itself, from the upstream's server/discover, with a session", async () => {
-    const response = await fetch(modernProxy.url, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
-      body: JSON.stringify({
-        jsonrpc: '2.0',
-        id: 0,
-        method: 'initialize',
-        params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'old', version: '1.0.0' } },
-      }),
-      signal: AbortSignal.timeout(10_000),
-    });
+    const response = await postInitialize(modernProxy.url, '2025-06-18', 'old');
     expect(response.status).toBe(200);
     const text = await response.text();
     expect(text).toContain('"protocolVersion":"2025-06-18"');
