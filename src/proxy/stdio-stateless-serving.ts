@@ -2,12 +2,12 @@
 // 2026-07-28 (stdio-stateless-upstream.ts) behind the HTTP listener, and the connections that a
 // downstream `--stdio` client of 2026-07-28 is served through (stdio-era-serving.ts). Loaded by
 // proxy-runtime.ts only if the v2 client package (`@modelcontextprotocol/client`) is installed.
-import type { Catalog } from '../adapter/catalog.js';
 import type { WireGate } from '../wire/wire-gate.js';
 import { StatelessConnections } from './stateless-connections.js';
 import { createStatelessHandler, isStatelessRequest } from './stateless-requests.js';
 import type { StatelessServing, StatelessUpstream } from './stateless-serving.js';
-import { connectStatelessUpstream, discoverStatelessUpstream, serverNameOf, startupEnvelope, type StatelessTarget } from './stateless-upstream.js';
+import { inspectStatelessTarget, type InspectedStatelessUpstream } from './stateless-inspection.js';
+import { connectStatelessUpstream, discoverStatelessUpstream, type StatelessTarget } from './stateless-upstream.js';
 import type { SpawnedStatelessUpstream } from './stdio-stateless-upstream.js';
 
 /** A stateless upstream of either kind: a Streamable HTTP URL with its headers, or a spawned process. */
@@ -60,26 +60,10 @@ export async function startSpawnedStatelessServing(
   return { sessionless: { accepts: only ? () => true : isStatelessRequest, handle }, close: () => started.close() };
 }
 
-/**
- * The startup check of a spawned upstream that speaks only 2026-07-28 (stateless-serving.ts's
- * inspectStatelessUpstream, over its stdio): its server name and lists, read through the process
- * that then serves the stateless requests.
- */
-export async function inspectSpawnedStatelessUpstream(
-  wire: WireGate,
-  upstream: SpawnedStatelessUpstream,
-  timeoutMs: number,
-): Promise<{ readonly catalog: Catalog; readonly serverName: string | undefined } | undefined> {
-  const discover = await discoverStatelessUpstream(upstream, {}, timeoutMs);
-  if (discover === undefined) {
-    await upstream.close();
-    return undefined;
-  }
-  const client = await connectStatelessUpstream(upstream, {}, startupEnvelope);
-  try {
-    const connection = await wire.attach(client, { notify: async () => undefined, isOpen: () => false });
-    return { catalog: connection.catalog(), serverName: serverNameOf(discover) };
-  } finally {
-    await client.close().catch(() => undefined);
-  }
+/** The startup check of a spawned upstream that speaks only 2026-07-28 (stateless-inspection.ts), over its stdio: the process then serves the stateless requests. */
+export async function inspectSpawnedStatelessUpstream(wire: WireGate, upstream: SpawnedStatelessUpstream, timeoutMs: number): Promise<InspectedStatelessUpstream | undefined> {
+  // A spawned process has no headers: --upstream-header is for a URL.
+  const inspected = await inspectStatelessTarget(wire, upstream, {}, timeoutMs);
+  if (inspected === undefined) await upstream.close();
+  return inspected;
 }
