@@ -188,6 +188,7 @@ export async function serveProxyStdio(
     signal,
     legacySession,
     stateless: stateless.connections,
+    listeners: stateless.listeners,
     upstreamHeaders: stateless.upstreamHeaders,
     only: settings.statelessOnly,
     onError,

@@ -8,6 +8,7 @@ import { authOfToken, type VerifiedToken } from '../adapter/token-auth.js';
 import { progressNotification, progressTokenOf, shapeStatelessResult, statelessContextInput, statelessErrorOf } from './stateless-answers.js';
 import type { StatelessConnections } from './stateless-connections.js';
 import type { StatelessListeners } from './stateless-listen.js';
+import { HttpListenSink } from './stateless-listen-sinks.js';
 import { envelopeMetaOf, statelessProtocolVersion, withCallHeaders } from './stateless-upstream.js';
 
 export interface StatelessRequestOptions {
@@ -62,7 +63,7 @@ export function createStatelessHandler(options: StatelessRequestOptions): (reque
       }
       // A change stream, relayed only as far as this listener's context may see (stateless-listen.ts).
       const input = contextInput(request, method, endpoint, params);
-      const served = await options.listeners.serve(response, { id, params }, input, options.upstreamHeaders(request.headers));
+      const served = await options.listeners.serve(new HttpListenSink(response), { id, params }, input, options.upstreamHeaders(request.headers));
       if (served === 'unavailable' && !response.headersSent) {
         response.writeHead(200, { 'content-type': 'application/json' }).end(errorBody(id, -32603, 'The upstream server is not available'));
       }

@@ -13,6 +13,8 @@ import { protocolVersionMetaKey } from '../adapter/envelope.js';
 import { aborted, type Serving } from '../serve/lifetime.js';
 import { progressNotification, progressTokenOf, shapeStatelessResult, statelessContextInput, statelessErrorOf } from './stateless-answers.js';
 import type { StatelessConnections } from './stateless-connections.js';
+import type { StatelessListeners } from './stateless-listen.js';
+import { StdioListenSink } from './stateless-listen-sinks.js';
 import { envelopeMetaOf } from './stateless-upstream.js';
 
 export interface StdioEraOptions {
@@ -22,6 +24,8 @@ export interface StdioEraOptions {
   readonly legacySession: () => { connect(transport: Transport): Promise<void>; close(): Promise<void> };
   /** Where 2026-07-28 requests go (the upstream speaks it: proxy-runtime.ts serves stdio this way only then). */
   readonly stateless: StatelessConnections;
+  /** Change streams (an upstream URL); without them (a spawned upstream) `subscriptions/listen` is refused. */
+  readonly listeners?: StatelessListeners | undefined;
   /** The upstream headers of every 2026-07-28 request (--upstream-header; stdio has no headers to forward). */
   readonly upstreamHeaders: Readonly<Record<string, string>>;
   /** The upstream speaks only 2026-07-28: every message goes the stateless way, and an `initialize` gets the upstream's own refusal. */
@@ -51,8 +55,25 @@ export async function serveProxyStdioEras(options: StdioEraOptions): Promise<Ser
   const answerModern = async (request: { id: string | number; method: string; params: Params }) => {
     const { id, method, params } = request;
     if (method === 'subscriptions/listen') {
-      // As over HTTP: a change stream would name primitives this client may not see, and it is not filtered yet.
-      await send({ jsonrpc: '2.0', id, error: { code: -32601, message: 'Method not found' } });
+      if (options.listeners === undefined) {
+        // A spawned upstream (no listen relay over its stdio yet): never relayed unfiltered, as it would name
+        // primitives this client may not see; answered as a server that does not serve the method.
+        await send({ jsonrpc: '2.0', id, error: { code: -32601, message: 'Method not found' } });
+        return;
+      }
+      // A change stream, relayed as over HTTP (stateless-listen.ts) as far as this listener may see, as lines among
+      // the other answers; its `notifications/cancelled` (or the end of stdio) ends it.
+      const gone = new AbortController();
+      inFlight.set(id, gone);
+      try {
+        const sink = new StdioListenSink(id, (message) => void send(message as JSONRPCMessage), gone.signal);
+        const input = statelessContextInput(method, params, overStdio);
+        if ((await options.listeners.serve(sink, { id, params }, input, options.upstreamHeaders)) === 'unavailable' && !sink.started && !gone.signal.aborted) {
+          await send({ jsonrpc: '2.0', id, error: { code: -32603, message: 'The upstream server is not available' } });
+        }
+      } finally {
+        inFlight.delete(id);
+      }
       return;
     }
     const abort = new AbortController();

@@ -4,6 +4,7 @@
 // proxy-runtime.ts only if the v2 client package (`@modelcontextprotocol/client`) is installed.
 import type { WireGate } from '../wire/wire-gate.js';
 import { StatelessConnections } from './stateless-connections.js';
+import { StatelessListeners } from './stateless-listen.js';
 import { createStatelessHandler, isStatelessRequest } from './stateless-requests.js';
 import type { StatelessServing, StatelessUpstream } from './stateless-serving.js';
 import { inspectStatelessTarget, type InspectedStatelessUpstream } from './stateless-inspection.js';
@@ -23,6 +24,15 @@ function targetOf(upstream: AnyStatelessUpstream): { target: StatelessTarget; he
   return 'url' in upstream ? { target: upstream.url, headers: upstream.headers } : { target: upstream, headers: () => ({}) };
 }
 
+/** What a downstream `--stdio` client of 2026-07-28 is served through (stdio-era-serving.ts). */
+export interface StdioStatelessConnections {
+  readonly connections: StatelessConnections;
+  /** Change streams, for an upstream URL; undefined for a spawned upstream (`subscriptions/listen` is then refused). */
+  readonly listeners: StatelessListeners | undefined;
+  readonly upstreamHeaders: Readonly<Record<string, string>>;
+  close(): Promise<void>;
+}
+
 /**
  * The connections 2026-07-28 requests are served through when the upstream speaks 2026-07-28
  * (its `server/discover` lists it), with the upstream headers of a request that has none to
@@ -34,7 +44,7 @@ export async function startStdioStatelessConnections(
   upstream: AnyStatelessUpstream,
   onError: (error: unknown) => void,
   probeTimeoutMs: number,
-): Promise<{ readonly connections: StatelessConnections; readonly upstreamHeaders: Readonly<Record<string, string>>; close(): Promise<void> } | undefined> {
+): Promise<StdioStatelessConnections | undefined> {
   const { target, headers } = targetOf(upstream);
   // Without an HTTP request to forward headers from, the upstream gets the --upstream-header ones.
   const upstreamHeaders = headers({});
@@ -43,7 +53,14 @@ export async function startStdioStatelessConnections(
     return undefined;
   }
   const connections = new StatelessConnections({ wire, onError, connect: (requestHeaders, envelope) => connectStatelessUpstream(target, requestHeaders, envelope) });
-  return { connections, upstreamHeaders, close: async () => (await connections.close(), await closeSpawned(upstream)) };
+  // Change streams are read from an upstream URL (stateless-listen-upstream.ts); a spawned process's stdio has no listen relay yet.
+  const listeners = 'url' in upstream ? new StatelessListeners({ connections, url: upstream.url, onError }) : undefined;
+  const close = async () => {
+    listeners?.close();
+    await connections.close();
+    await closeSpawned(upstream);
+  };
+  return { connections, listeners, upstreamHeaders, close };
 }
 
 /** stateless-serving.ts's startStatelessServing for a spawned upstream: the HTTP listener's hook, its requests sent over the process's stdio. */
