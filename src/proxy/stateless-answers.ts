@@ -24,6 +24,14 @@ export function shapeStatelessResult(method: string, result: Record<string, unkn
   return answer;
 }
 
+/**
+ * The HTTP status `@modelcontextprotocol/server` 2.4 answers these JSON-RPC errors with (its
+ * LADDER_ERROR_HTTP_STATUS: the errors it raises before a handler runs, such as a method it does
+ * not serve); any other error is in-band, on 200. The upstream's own status is not seen through
+ * the Client (nor over stdio), so a relayed error is given the one the upstream gave it.
+ */
+export const ladderStatus: Readonly<Record<number, number>> = { [-32700]: 400, [-32600]: 400, [-32601]: 404, [-32022]: 400, [-32021]: 400, [-32020]: 400 };
+
 /** The error a failed request is answered with: the upstream's own, relayed; anything else is reported and answered as the upstream being down. */
 export function statelessErrorOf(error: unknown, onError: (error: unknown) => void): StatelessError {
   if (error instanceof RelayedError)

@@ -13,10 +13,8 @@ import type { WireConnection } from '../wire/wire-connection.js';
 import type { StatelessConnections } from './stateless-connections.js';
 import { gatedRequest, isRecord, listChangedKeys } from './stateless-listen-filter.js';
 import type { ListenSink } from './stateless-listen-sinks.js';
-import { openUpstreamListen, type UpstreamMessage } from './stateless-listen-upstream.js';
+import { openUpstreamListen, subscriptionIdMetaKey, type ListenUpstream, type UpstreamMessage } from './stateless-listen-upstream.js';
 import { envelopeMetaOf, type EnvelopeMeta } from './stateless-upstream.js';
-
-export const subscriptionIdMetaKey = 'io.modelcontextprotocol/subscriptionId';
 
 /** How long the upstream may take to answer a listen request and acknowledge it. */
 export const defaultListenAckTimeoutMs = 30_000;
@@ -27,7 +25,8 @@ export const defaultMaxListeners = 1024;
 
 export interface StatelessListenersOptions {
   readonly connections: StatelessConnections;
-  readonly url: URL;
+  /** Where listen requests are opened: the upstream URL, or a spawned upstream. */
+  readonly upstream: ListenUpstream;
   readonly onError: (error: unknown) => void;
   readonly ackTimeoutMs?: number | undefined;
   readonly keepAliveMs?: number | undefined;
@@ -87,7 +86,12 @@ export class StatelessListeners {
       // Its one request: from now on the gate decides this listener's lists on its context (and tells it of policy changes).
       await listener.visibleKeys('resource', input);
       const upstreamRequest = gatedRequest(request, envelope, (uri) => listener!.showsResource(uri));
-      const answer = await openUpstreamListen(this.#options.url, headers, upstreamRequest, closed.signal, this.#options.ackTimeoutMs ?? defaultListenAckTimeoutMs);
+      const ackTimeoutMs = this.#options.ackTimeoutMs ?? defaultListenAckTimeoutMs;
+      const { upstream } = this.#options;
+      const answer =
+        upstream instanceof URL
+          ? await openUpstreamListen(upstream, headers, upstreamRequest, closed.signal, ackTimeoutMs)
+          : await upstream.openListen(upstreamRequest, closed.signal, ackTimeoutMs);
       if (closed.signal.aborted) return undefined;
       if (answer === undefined) return 'unavailable';
       if (answer.kind === 'answer') {

@@ -5,7 +5,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { RequestContextInput } from '../core/context.js';
 import { authOfToken, type VerifiedToken } from '../adapter/token-auth.js';
-import { progressNotification, progressTokenOf, shapeStatelessResult, statelessContextInput, statelessErrorOf } from './stateless-answers.js';
+import { ladderStatus, progressNotification, progressTokenOf, shapeStatelessResult, statelessContextInput, statelessErrorOf } from './stateless-answers.js';
 import type { StatelessConnections } from './stateless-connections.js';
 import type { StatelessListeners } from './stateless-listen.js';
 import { HttpListenSink } from './stateless-listen-sinks.js';
@@ -13,7 +13,7 @@ import { envelopeMetaOf, statelessProtocolVersion, withCallHeaders } from './sta
 
 export interface StatelessRequestOptions {
   readonly connections: StatelessConnections;
-  /** Change streams; without them (a spawned upstream, whose stdio has no listen relay yet) `subscriptions/listen` is refused. */
+  /** Change streams; without them `subscriptions/listen` is refused. */
   readonly listeners?: StatelessListeners | undefined;
   /** The headers the upstream gets for a request with these downstream headers (--upstream-header, --forward-header). */
   readonly upstreamHeaders: (downstream: Readonly<Record<string, string | string[] | undefined>>) => Readonly<Record<string, string>>;
@@ -165,14 +165,6 @@ function contextInput(request: IncomingMessage, method: string, endpoint: string
     auth: authOfToken((request as IncomingMessage & { auth?: VerifiedToken }).auth),
   });
 }
-
-/**
- * The HTTP status `@modelcontextprotocol/server` 2.4 answers these JSON-RPC errors with (its
- * LADDER_ERROR_HTTP_STATUS: the errors it raises before a handler runs, such as a method it does
- * not serve); any other error is in-band, on 200. The upstream's own status is not seen through
- * the Client, so a relayed error is given the one the upstream gave it.
- */
-const ladderStatus: Readonly<Record<number, number>> = { [-32700]: 400, [-32600]: 400, [-32601]: 404, [-32022]: 400, [-32021]: 400, [-32020]: 400 };
 
 /**
  * The errors `@modelcontextprotocol/server` 2.4 writes with `error` before `id`: those its

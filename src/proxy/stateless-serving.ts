@@ -43,7 +43,7 @@ export async function startStatelessServing(
 ): Promise<StatelessServing | undefined> {
   if ((await discoverStatelessUpstream(upstream.url, upstream.headers({}), probeTimeoutMs)) === undefined) return undefined;
   const connections = new StatelessConnections({ wire, onError, connect: (headers, envelope) => connectStatelessUpstream(upstream.url, headers, envelope) });
-  const listeners = new StatelessListeners({ connections, url: upstream.url, onError });
+  const listeners = new StatelessListeners({ connections, upstream: upstream.url, onError });
   const handle = createStatelessHandler({ connections, listeners, upstreamHeaders: upstream.headers, onError });
   const close = async () => {
     listeners.close();

@@ -24,7 +24,7 @@ export interface StdioEraOptions {
   readonly legacySession: () => { connect(transport: Transport): Promise<void>; close(): Promise<void> };
   /** Where 2026-07-28 requests go (the upstream speaks it: proxy-runtime.ts serves stdio this way only then). */
   readonly stateless: StatelessConnections;
-  /** Change streams (an upstream URL); without them (a spawned upstream) `subscriptions/listen` is refused. */
+  /** Change streams (stateless-listen.ts); without them `subscriptions/listen` is refused. */
   readonly listeners?: StatelessListeners | undefined;
   /** The upstream headers of every 2026-07-28 request (--upstream-header; stdio has no headers to forward). */
   readonly upstreamHeaders: Readonly<Record<string, string>>;
@@ -56,8 +56,8 @@ export async function serveProxyStdioEras(options: StdioEraOptions): Promise<Ser
     const { id, method, params } = request;
     if (method === 'subscriptions/listen') {
       if (options.listeners === undefined) {
-        // A spawned upstream (no listen relay over its stdio yet): never relayed unfiltered, as it would name
-        // primitives this client may not see; answered as a server that does not serve the method.
+        // Never relayed unfiltered, as it would name primitives this client may not see: answered as a server
+        // that does not serve the method.
         await send({ jsonrpc: '2.0', id, error: { code: -32601, message: 'Method not found' } });
         return;
       }

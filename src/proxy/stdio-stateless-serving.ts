@@ -27,8 +27,8 @@ function targetOf(upstream: AnyStatelessUpstream): { target: StatelessTarget; he
 /** What a downstream `--stdio` client of 2026-07-28 is served through (stdio-era-serving.ts). */
 export interface StdioStatelessConnections {
   readonly connections: StatelessConnections;
-  /** Change streams, for an upstream URL; undefined for a spawned upstream (`subscriptions/listen` is then refused). */
-  readonly listeners: StatelessListeners | undefined;
+  /** Change streams (`subscriptions/listen`), relayed filtered. */
+  readonly listeners: StatelessListeners;
   readonly upstreamHeaders: Readonly<Record<string, string>>;
   close(): Promise<void>;
 }
@@ -53,10 +53,10 @@ export async function startStdioStatelessConnections(
     return undefined;
   }
   const connections = new StatelessConnections({ wire, onError, connect: (requestHeaders, envelope) => connectStatelessUpstream(target, requestHeaders, envelope) });
-  // Change streams are read from an upstream URL (stateless-listen-upstream.ts); a spawned process's stdio has no listen relay yet.
-  const listeners = 'url' in upstream ? new StatelessListeners({ connections, url: upstream.url, onError }) : undefined;
+  // Change streams, opened at the upstream URL or on the spawned process's stdio.
+  const listeners = new StatelessListeners({ connections, upstream: 'url' in upstream ? upstream.url : upstream, onError });
   const close = async () => {
-    listeners?.close();
+    listeners.close();
     await connections.close();
     await closeSpawned(upstream);
   };
@@ -73,7 +73,7 @@ export async function startSpawnedStatelessServing(
 ): Promise<StatelessServing | undefined> {
   const started = await startStdioStatelessConnections(wire, upstream, onError, probeTimeoutMs);
   if (started === undefined) return undefined;
-  const handle = createStatelessHandler({ connections: started.connections, upstreamHeaders: () => ({}), onError });
+  const handle = createStatelessHandler({ connections: started.connections, listeners: started.listeners, upstreamHeaders: () => ({}), onError });
   return { sessionless: { accepts: only ? () => true : isStatelessRequest, handle }, close: () => started.close() };
 }
 

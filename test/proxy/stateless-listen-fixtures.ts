@@ -123,6 +123,11 @@ export function seenBy(listener: Listener, count: number): Promise<string[]> {
   return waitFor(`${count} notifications (seen: ${JSON.stringify(listener.seen)})`, () => (listener.seen.length >= count ? [...listener.seen] : undefined), 10_000);
 }
 
+/** How the listener's subscription closed (`remote`, `local`, `graceful`), or `still open` after 10 s. */
+export function closedCause(listener: Listener): Promise<unknown> {
+  return Promise.race([listener.subscription.closed, new Promise((resolve) => setTimeout(resolve, 10_000, 'still open').unref())]);
+}
+
 export interface RawListen {
   readonly status: number;
   readonly headers: Headers;

@@ -7,7 +7,7 @@
 import { StdioServerTransport as StreamTransportV2 } from '@modelcontextprotocol/server/stdio';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { waitFor } from './harness.js';
-import { openListenerOver, seenBy, startRecordingUpstream, type Listener, type RecordingUpstream } from './stateless-listen-fixtures.js';
+import { closedCause, openListenerOver, seenBy, startRecordingUpstream, type Listener, type RecordingUpstream } from './stateless-listen-fixtures.js';
 import { startStdioProxy, type StdioProxy } from './stdio-2026-harness.js';
 
 // Admin primitives (the `admin` group) only for the client named admin-client.
@@ -96,8 +96,7 @@ describe('mcp-gate proxy --stdio relaying subscriptions/listen from a 2026-07-28
     const listener = await openStdioListener('dropped', { toolsListChanged: true });
     try {
       upstream.dropListenStreams();
-      const closed = await Promise.race([listener.subscription.closed, new Promise((resolve) => setTimeout(resolve, 10_000, 'still open').unref())]);
-      expect(closed).toBe('remote');
+      expect(await closedCause(listener)).toBe('remote');
     } finally {
       await listener.close();
     }
