@@ -208,6 +208,7 @@ export async function serveProxyStdio(
     signal,
     legacySession,
     stateless: stateless.connections,
+    listeners: stateless.listeners,
     upstreamHeaders: stateless.upstreamHeaders,
     // A 2025-era client of a 2026-07-28-only upstream opens a bridged session; without a bridge it gets the upstream's refusal.
     only: settings.statelessOnly === true && bridge === undefined,

@@ -5,8 +5,20 @@
 import { protocolVersionMetaKey } from '../adapter/envelope.js';
 import type { EnvelopeMeta } from './stateless-upstream.js';
 
+/** Where a listen stream's messages name their subscription (the listen request's id). */
+export const subscriptionIdMetaKey = 'io.modelcontextprotocol/subscriptionId';
+
 /** One JSON-RPC message of the upstream's answer, parsed but otherwise as it came. */
 export type UpstreamMessage = Readonly<Record<string, unknown>>;
+
+/** The listen request as it goes upstream (stateless-listen-filter.ts's gated request). */
+export interface UpstreamListenRequest {
+  readonly id: string | number;
+  readonly params: Readonly<Record<string, unknown>> & { readonly _meta: EnvelopeMeta };
+}
+
+/** Where listen requests are opened: an upstream URL (openUpstreamListen), or a spawned upstream's stdio (stdio-stateless-upstream.ts). */
+export type ListenUpstream = URL | { openListen(request: UpstreamListenRequest, signal: AbortSignal, timeoutMs: number): Promise<UpstreamListenAnswer | undefined> };
 
 /** How the upstream answered the listen request. */
 export type UpstreamListenAnswer =
@@ -27,7 +39,7 @@ const maxEventBytes = 4 * 1024 * 1024;
 export async function openUpstreamListen(
   url: URL,
   headers: Readonly<Record<string, string>>,
-  request: { readonly id: string | number; readonly params: Readonly<Record<string, unknown>> & { readonly _meta: EnvelopeMeta } },
+  request: UpstreamListenRequest,
   signal: AbortSignal,
   timeoutMs: number,
 ): Promise<UpstreamListenAnswer | undefined> {

@@ -7,16 +7,14 @@
 //  - a URI it may not read goes upstream as a probe no upstream has, and the answer names the URI
 //    again: hidden ≡ unknown, and nothing naming a hidden resource is sent upstream.
 // Anything else on the stream (other notifications, requests) is not relayed: fail closed.
-import type { ServerResponse } from 'node:http';
 import type { RequestContextInput } from '../core/context.js';
 import type { ListKind } from '../adapter/list-changes.js';
 import type { WireConnection } from '../wire/wire-connection.js';
 import type { StatelessConnections } from './stateless-connections.js';
 import { gatedRequest, isRecord, listChangedKeys } from './stateless-listen-filter.js';
-import { openUpstreamListen, type UpstreamMessage } from './stateless-listen-upstream.js';
+import type { ListenSink } from './stateless-listen-sinks.js';
+import { openUpstreamListen, subscriptionIdMetaKey, type ListenUpstream, type UpstreamMessage } from './stateless-listen-upstream.js';
 import { envelopeMetaOf, type EnvelopeMeta } from './stateless-upstream.js';
-
-export const subscriptionIdMetaKey = 'io.modelcontextprotocol/subscriptionId';
 
 /** How long the upstream may take to answer a listen request and acknowledge it. */
 export const defaultListenAckTimeoutMs = 30_000;
@@ -27,7 +25,8 @@ export const defaultMaxListeners = 1024;
 
 export interface StatelessListenersOptions {
   readonly connections: StatelessConnections;
-  readonly url: URL;
+  /** Where listen requests are opened: the upstream URL, or a spawned upstream. */
+  readonly upstream: ListenUpstream;
   readonly onError: (error: unknown) => void;
   readonly ackTimeoutMs?: number | undefined;
   readonly keepAliveMs?: number | undefined;
@@ -54,25 +53,24 @@ export class StatelessListeners {
   }
 
   /**
-   * Serves one listen request until either side ends it. `'unavailable'` when the upstream
-   * could not be asked (the caller answers as for any request then); otherwise the answer has
-   * been written.
+   * Serves one listen request until either side ends it, writing to `sink` (an HTTP response, or
+   * stdio lines). `'unavailable'` when the upstream could not be asked (the caller answers as for
+   * any request then); otherwise the answer has been written.
    */
   async serve(
-    response: ServerResponse,
+    sink: ListenSink,
     request: { readonly id: string | number; readonly params: Record<string, unknown> | undefined },
     input: RequestContextInput,
     headers: Readonly<Record<string, string>>,
   ): Promise<'unavailable' | undefined> {
     if (this.#open.size >= (this.#options.maxListeners ?? defaultMaxListeners)) {
       // Each costs an upstream stream and lists of its own: refused beyond the bound, in the v2 SDK server's words.
-      const refusal = { jsonrpc: '2.0', error: { code: -32603, message: 'Subscription limit reached' }, id: request.id };
-      response.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(refusal));
+      sink.answer({ jsonrpc: '2.0', error: { code: -32603, message: 'Subscription limit reached' }, id: request.id }, 200);
       return undefined;
     }
     const closed = new AbortController();
-    response.on('close', () => closed.abort());
-    if (response.destroyed) closed.abort(); // gone before it could be heard
+    if (sink.gone.aborted) closed.abort();
+    else sink.gone.addEventListener('abort', () => closed.abort(), { once: true });
     this.#open.add(closed);
     const envelope = envelopeMetaOf(request.params?.['_meta']);
     let relay: ListenRelay | undefined;
@@ -88,14 +86,19 @@ export class StatelessListeners {
       // Its one request: from now on the gate decides this listener's lists on its context (and tells it of policy changes).
       await listener.visibleKeys('resource', input);
       const upstreamRequest = gatedRequest(request, envelope, (uri) => listener!.showsResource(uri));
-      const answer = await openUpstreamListen(this.#options.url, headers, upstreamRequest, closed.signal, this.#options.ackTimeoutMs ?? defaultListenAckTimeoutMs);
+      const ackTimeoutMs = this.#options.ackTimeoutMs ?? defaultListenAckTimeoutMs;
+      const { upstream } = this.#options;
+      const answer =
+        upstream instanceof URL
+          ? await openUpstreamListen(upstream, headers, upstreamRequest, closed.signal, ackTimeoutMs)
+          : await upstream.openListen(upstreamRequest, closed.signal, ackTimeoutMs);
       if (closed.signal.aborted) return undefined;
       if (answer === undefined) return 'unavailable';
       if (answer.kind === 'answer') {
-        response.writeHead(answer.status, { 'content-type': 'application/json' }).end(JSON.stringify(upstreamRequest.named(answer.message)));
+        sink.answer(upstreamRequest.named(answer.message), answer.status);
         return undefined;
       }
-      relay = new ListenRelay(response, request.id, upstreamRequest.named, this.#options.keepAliveMs ?? defaultListenKeepAliveMs);
+      relay = new ListenRelay(sink, request.id, upstreamRequest.named, this.#options.keepAliveMs ?? defaultListenKeepAliveMs);
       // An upstream that opens the stream but never acknowledges it does not hold the listener forever.
       const ackTimer = setTimeout(() => relay?.acknowledged || answer.close(), this.#options.ackTimeoutMs ?? defaultListenAckTimeoutMs);
       try {
@@ -164,24 +167,23 @@ export class StatelessListeners {
 }
 
 /**
- * The downstream side of one open listen stream: its events, written as the v2 SDK server
- * writes them, and a keep-alive comment while it is idle.
+ * The downstream side of one open listen stream: what the listener may get of it, stamped with its
+ * subscription id, and a keep-alive while it is idle; its sink writes it.
  */
 class ListenRelay {
   readonly id: string | number;
   #honored: Record<string, unknown> = {};
   #acknowledged = false;
-  readonly #response: ServerResponse;
+  readonly #sink: ListenSink;
   readonly #named: (message: UpstreamMessage) => UpstreamMessage;
   readonly #keepAlive: NodeJS.Timeout;
 
-  constructor(response: ServerResponse, id: string | number, named: (message: UpstreamMessage) => UpstreamMessage, keepAliveMs: number) {
-    this.#response = response;
+  constructor(sink: ListenSink, id: string | number, named: (message: UpstreamMessage) => UpstreamMessage, keepAliveMs: number) {
+    this.#sink = sink;
     this.id = id;
     this.#named = named;
-    response.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache, no-transform', 'x-accel-buffering': 'no' });
-    response.flushHeaders();
-    this.#keepAlive = setInterval(() => this.#write(': keepalive\n\n'), keepAliveMs);
+    sink.open();
+    this.#keepAlive = setInterval(() => sink.keepAlive(), keepAliveMs);
   }
 
   get acknowledged(): boolean {
@@ -194,7 +196,7 @@ class ListenRelay {
     const honored = (named['params'] as { notifications?: unknown } | undefined)?.notifications;
     this.#honored = isRecord(honored) ? honored : {};
     this.#acknowledged = true;
-    this.#write(event(named));
+    this.#sink.send(named);
   }
 
   /** Whether the upstream agreed to send resources/updated for this URI. */
@@ -206,11 +208,11 @@ class ListenRelay {
   /** list_changed for one list whose visible part changed for this listener, if it asked for (and was granted) that kind. */
   listChanged(list: ListKind): void {
     if (!this.#acknowledged || this.#honored[listChangedKeys[list]] !== true) return;
-    this.#write(event({ jsonrpc: '2.0', method: `notifications/${list}/list_changed`, params: { _meta: { [subscriptionIdMetaKey]: this.id } } }));
+    this.#sink.send({ jsonrpc: '2.0', method: `notifications/${list}/list_changed`, params: { _meta: { [subscriptionIdMetaKey]: this.id } } });
   }
 
   send(message: UpstreamMessage): void {
-    this.#write(event(this.#stamped(this.#named(message))));
+    this.#sink.send(this.#stamped(this.#named(message)));
   }
 
   /**
@@ -229,14 +231,6 @@ class ListenRelay {
 
   end(): void {
     clearInterval(this.#keepAlive);
-    if (!this.#response.writableEnded) this.#response.end();
+    this.#sink.end();
   }
-
-  #write(frame: string): void {
-    if (!this.#response.writableEnded && !this.#response.destroyed) this.#response.write(frame);
-  }
-}
-
-function event(message: UpstreamMessage): string {
-  return `event: message\ndata: ${JSON.stringify(message)}\n\n`;
 }

@@ -4,16 +4,16 @@
 // verified token; it goes through the wire binding like a 2025-era session's request does.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { RequestContextInput } from '../core/context.js';
-import { readEnvelope } from '../adapter/envelope.js';
 import { authOfToken, type VerifiedToken } from '../adapter/token-auth.js';
-import { RelayedError } from '../wire/relayed-error.js';
+import { ladderStatus, progressNotification, progressTokenOf, shapeStatelessResult, statelessContextInput, statelessErrorOf } from './stateless-answers.js';
 import type { StatelessConnections } from './stateless-connections.js';
 import type { StatelessListeners } from './stateless-listen.js';
+import { HttpListenSink } from './stateless-listen-sinks.js';
 import { envelopeMetaOf, statelessProtocolVersion, withCallHeaders } from './stateless-upstream.js';
 
 export interface StatelessRequestOptions {
   readonly connections: StatelessConnections;
-  /** Change streams; without them (a spawned upstream, whose stdio has no listen relay yet) `subscriptions/listen` is refused. */
+  /** Change streams; without them `subscriptions/listen` is refused. */
   readonly listeners?: StatelessListeners | undefined;
   /** The headers the upstream gets for a request with these downstream headers (--upstream-header, --forward-header). */
   readonly upstreamHeaders: (downstream: Readonly<Record<string, string | string[] | undefined>>) => Readonly<Record<string, string>>;
@@ -63,7 +63,7 @@ export function createStatelessHandler(options: StatelessRequestOptions): (reque
       }
       // A change stream, relayed only as far as this listener's context may see (stateless-listen.ts).
       const input = contextInput(request, method, endpoint, params);
-      const served = await options.listeners.serve(response, { id, params }, input, options.upstreamHeaders(request.headers));
+      const served = await options.listeners.serve(new HttpListenSink(response), { id, params }, input, options.upstreamHeaders(request.headers));
       if (served === 'unavailable' && !response.headersSent) {
         response.writeHead(200, { 'content-type': 'application/json' }).end(errorBody(id, -32603, 'The upstream server is not available'));
       }
@@ -82,17 +82,14 @@ export function createStatelessHandler(options: StatelessRequestOptions): (reque
           connection.handle({ method, params, id }, input, { signal: abort.signal, timeoutMs: options.timeoutMs, onprogress: progress?.send }),
         ),
       );
-      body = resultBody(id, method, result as Record<string, unknown>);
+      // The member order of `@modelcontextprotocol/server` 2.4's own answers, so a relayed answer reads as the upstream's.
+      body = JSON.stringify({ result: shapeStatelessResult(method, result as Record<string, unknown>), jsonrpc: '2.0', id });
     } catch (error) {
       // The client closed the request (cancelling it): nobody to answer, and no fault of the upstream.
       if (abort.signal.aborted) return;
-      if (error instanceof RelayedError) {
-        body = errorBody(id, error.code, error.message, error.data);
-        status = ladderStatus[error.code] ?? 200;
-      } else {
-        options.onError(error);
-        body = errorBody(id, -32603, 'The upstream server is not available');
-      }
+      const answer = statelessErrorOf(error, options.onError);
+      body = errorBody(id, answer.code, answer.message, answer.data);
+      status = ladderStatus[answer.code] ?? 200;
     }
     if (response.writableEnded) return;
     if (progress?.started) response.end(sseEvent(body));
@@ -107,8 +104,8 @@ export function createStatelessHandler(options: StatelessRequestOptions): (reque
  * token. The answer then ends the stream. Undefined otherwise (the answer is plain JSON).
  */
 function progressStream(request: IncomingMessage, response: ServerResponse, params: Record<string, unknown> | undefined) {
-  const progressToken = (params?.['_meta'] as { progressToken?: unknown } | undefined)?.progressToken;
-  if (typeof progressToken !== 'string' && typeof progressToken !== 'number') return undefined;
+  const progressToken = progressTokenOf(params);
+  if (progressToken === undefined) return undefined;
   if (!request.headers.accept?.includes('text/event-stream')) return undefined;
   const stream = {
     started: false,
@@ -118,7 +115,7 @@ function progressStream(request: IncomingMessage, response: ServerResponse, para
         stream.started = true;
         response.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
       }
-      response.write(sseEvent(JSON.stringify({ jsonrpc: '2.0', method: 'notifications/progress', params: { ...progress, progressToken } })));
+      response.write(sseEvent(JSON.stringify(progressNotification(progress, progressToken))));
     },
   };
   return stream;
@@ -159,32 +156,14 @@ async function readMessage(request: IncomingMessage): Promise<StatelessMessage |
 
 /** The request as a policy reads it: headers and endpoint from HTTP, the client from this request's own envelope. */
 function contextInput(request: IncomingMessage, method: string, endpoint: string, params: Record<string, unknown> | undefined): RequestContextInput {
-  const envelope = readEnvelope(params?.['_meta']);
   const header = request.headers['mcp-protocol-version'];
-  return {
-    request: { method, headers: request.headers, endpoint, protocolVersion: envelope?.protocolVersion ?? (typeof header === 'string' ? header : undefined) },
-    client: { name: envelope?.clientName, version: envelope?.clientVersion, capabilities: envelope?.capabilities },
+  return statelessContextInput(method, params, {
+    headers: request.headers,
+    endpoint,
+    protocolVersion: typeof header === 'string' ? header : undefined,
     // Where http-host.ts put the verified token (--jwks).
     auth: authOfToken((request as IncomingMessage & { auth?: VerifiedToken }).auth),
-  };
-}
-
-/**
- * The HTTP status `@modelcontextprotocol/server` 2.4 answers these JSON-RPC errors with (its
- * LADDER_ERROR_HTTP_STATUS: the errors it raises before a handler runs, such as a method it does
- * not serve); any other error is in-band, on 200. The upstream's own status is not seen through
- * the Client, so a relayed error is given the one the upstream gave it.
- */
-const ladderStatus: Readonly<Record<number, number>> = { [-32700]: 400, [-32600]: 400, [-32601]: 404, [-32022]: 400, [-32021]: 400, [-32020]: 400 };
-
-// The member order of `@modelcontextprotocol/server` 2.4's own answers, so a relayed answer reads as the upstream's.
-function resultBody(id: string | number, method: string, result: Record<string, unknown>): string {
-  // The gate answers lists itself, filtered for this caller: a 2026-07-28 result says it is complete and how it may be
-  // cached (forwarded results already do). Never by a shared cache, and not kept: the policy may change it any time.
-  let answer = 'resultType' in result ? result : { ...result, resultType: 'complete', ttlMs: 0, cacheScope: 'private' };
-  // A read the upstream marks `public` was let through for this caller's context: a shared cache must not hand it to another.
-  if (method === 'resources/read' && answer['cacheScope'] === 'public') answer = { ...answer, cacheScope: 'private' };
-  return JSON.stringify({ result: answer, jsonrpc: '2.0', id });
+  });
 }
 
 /**

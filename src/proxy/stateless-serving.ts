@@ -6,8 +6,8 @@ import type { WireGate } from '../wire/wire-gate.js';
 import { StatelessConnections } from './stateless-connections.js';
 import { StatelessListeners } from './stateless-listen.js';
 import { createStatelessHandler, isStatelessRequest } from './stateless-requests.js';
-import type { Catalog } from '../adapter/catalog.js';
-import { connectStatelessUpstream, discoverStatelessUpstream, serverNameOf, startupEnvelope } from './stateless-upstream.js';
+import { inspectStatelessTarget, type InspectedStatelessUpstream } from './stateless-inspection.js';
+import { connectStatelessUpstream, discoverStatelessUpstream } from './stateless-upstream.js';
 
 /** Where stateless requests go upstream: the Streamable HTTP URL, and the headers for a request with given downstream headers. */
 export interface StatelessUpstream {
@@ -43,7 +43,7 @@ export async function startStatelessServing(
 ): Promise<StatelessServing | undefined> {
   if ((await discoverStatelessUpstream(upstream.url, upstream.headers({}), probeTimeoutMs)) === undefined) return undefined;
   const connections = new StatelessConnections({ wire, onError, connect: (headers, envelope) => connectStatelessUpstream(upstream.url, headers, envelope) });
-  const listeners = new StatelessListeners({ connections, url: upstream.url, onError });
+  const listeners = new StatelessListeners({ connections, upstream: upstream.url, onError });
   const handle = createStatelessHandler({ connections, listeners, upstreamHeaders: upstream.headers, onError });
   const close = async () => {
     listeners.close();
@@ -52,23 +52,7 @@ export async function startStatelessServing(
   return { sessionless: { accepts: only ? () => true : isStatelessRequest, handle }, close };
 }
 
-/**
- * The startup check of an upstream that speaks only 2026-07-28: its server name and its lists
- * (as the proxy's own startup envelope sees them), read with stateless requests. Undefined when
- * it does not speak 2026-07-28 either.
- */
-export async function inspectStatelessUpstream(
-  wire: WireGate,
-  upstream: StatelessUpstream,
-  timeoutMs: number,
-): Promise<{ readonly catalog: Catalog; readonly serverName: string | undefined } | undefined> {
-  const discover = await discoverStatelessUpstream(upstream.url, upstream.headers({}), timeoutMs);
-  if (discover === undefined) return undefined;
-  const client = await connectStatelessUpstream(upstream.url, upstream.headers({}), startupEnvelope);
-  try {
-    const connection = await wire.attach(client, { notify: async () => undefined, isOpen: () => false });
-    return { catalog: connection.catalog(), serverName: serverNameOf(discover) };
-  } finally {
-    await client.close().catch(() => undefined);
-  }
+/** The startup check of an upstream that speaks only 2026-07-28 (stateless-inspection.ts), at its URL with its headers. */
+export function inspectStatelessUpstream(wire: WireGate, upstream: StatelessUpstream, timeoutMs: number): Promise<InspectedStatelessUpstream | undefined> {
+  return inspectStatelessTarget(wire, upstream.url, upstream.headers({}), timeoutMs);
 }

@@ -9,11 +9,12 @@ import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js'
 import type { Transport, TransportSendOptions } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import type { Readable, Writable } from 'node:stream';
-import { protocolVersionMetaKey, readEnvelope } from '../adapter/envelope.js';
-import type { RequestContextInput } from '../core/context.js';
+import { protocolVersionMetaKey } from '../adapter/envelope.js';
 import { aborted, type Serving } from '../serve/lifetime.js';
-import { RelayedError } from '../wire/relayed-error.js';
+import { progressNotification, progressTokenOf, shapeStatelessResult, statelessContextInput, statelessErrorOf } from './stateless-answers.js';
 import type { StatelessConnections } from './stateless-connections.js';
+import type { StatelessListeners } from './stateless-listen.js';
+import { StdioListenSink } from './stateless-listen-sinks.js';
 import { envelopeMetaOf } from './stateless-upstream.js';
 
 export interface StdioEraOptions {
@@ -23,6 +24,8 @@ export interface StdioEraOptions {
   readonly legacySession: () => { connect(transport: Transport): Promise<void>; close(): Promise<void> };
   /** Where 2026-07-28 requests go (the upstream speaks it: proxy-runtime.ts serves stdio this way only then). */
   readonly stateless: StatelessConnections;
+  /** Change streams (stateless-listen.ts); without them `subscriptions/listen` is refused. */
+  readonly listeners?: StatelessListeners | undefined;
   /** The upstream headers of every 2026-07-28 request (--upstream-header; stdio has no headers to forward). */
   readonly upstreamHeaders: Readonly<Record<string, string>>;
   /** The upstream speaks only 2026-07-28: every message goes the stateless way, and an `initialize` gets the upstream's own refusal. */
@@ -52,38 +55,42 @@ export async function serveProxyStdioEras(options: StdioEraOptions): Promise<Ser
   const answerModern = async (request: { id: string | number; method: string; params: Params }) => {
     const { id, method, params } = request;
     if (method === 'subscriptions/listen') {
-      // As over HTTP: a change stream would name primitives this client may not see, and it is not filtered yet.
-      await send({ jsonrpc: '2.0', id, error: { code: -32601, message: 'Method not found' } });
+      if (options.listeners === undefined) {
+        // Never relayed unfiltered, as it would name primitives this client may not see: answered as a server
+        // that does not serve the method.
+        await send({ jsonrpc: '2.0', id, error: { code: -32601, message: 'Method not found' } });
+        return;
+      }
+      // A change stream, relayed as over HTTP (stateless-listen.ts) as far as this listener may see, as lines among
+      // the other answers; its `notifications/cancelled` (or the end of stdio) ends it.
+      const gone = new AbortController();
+      inFlight.set(id, gone);
+      try {
+        const sink = new StdioListenSink(id, (message) => void send(message as JSONRPCMessage), gone.signal);
+        const input = statelessContextInput(method, params, overStdio);
+        if ((await options.listeners.serve(sink, { id, params }, input, options.upstreamHeaders)) === 'unavailable' && !sink.started && !gone.signal.aborted) {
+          await send({ jsonrpc: '2.0', id, error: { code: -32603, message: 'The upstream server is not available' } });
+        }
+      } finally {
+        inFlight.delete(id);
+      }
       return;
     }
     const abort = new AbortController();
     inFlight.set(id, abort);
-    const progressToken = (params?.['_meta'] as { progressToken?: unknown } | undefined)?.progressToken;
+    const progressToken = progressTokenOf(params);
     const onprogress =
-      typeof progressToken === 'string' || typeof progressToken === 'number'
-        ? (progress: { progress: number; total?: number; message?: string }) =>
-            void send({ jsonrpc: '2.0', method: 'notifications/progress', params: { ...progress, progressToken } })
-        : undefined;
+      progressToken === undefined ? undefined : (progress: { progress: number; total?: number; message?: string }) => void send(progressNotification(progress, progressToken));
     try {
       const result = (await options.stateless.use(envelopeMetaOf(params?.['_meta']), options.upstreamHeaders, (connection) =>
-        connection.handle({ method, params, id }, contextInput(method, params), { signal: abort.signal, onprogress }),
+        connection.handle({ method, params, id }, statelessContextInput(method, params, overStdio), { signal: abort.signal, onprogress }),
       )) as Record<string, unknown>;
-      // The gate answers lists itself: a 2026-07-28 result says it is complete and how it may be cached (forwarded results already do).
-      let answer = 'resultType' in result ? result : { ...result, resultType: 'complete', ttlMs: 0, cacheScope: 'private' };
-      // A read the upstream marks `public` was let through for this caller's context: no cache may hand it to another.
-      if (method === 'resources/read' && answer['cacheScope'] === 'public') answer = { ...answer, cacheScope: 'private' };
       // The member order of `@modelcontextprotocol/server` 2.4's own answers, so a relayed answer reads as the upstream's.
-      if (!abort.signal.aborted) await send({ result: answer, jsonrpc: '2.0', id } as JSONRPCMessage);
+      if (!abort.signal.aborted) await send({ result: shapeStatelessResult(method, result), jsonrpc: '2.0', id } as JSONRPCMessage);
     } catch (error) {
       // Cancelled by the client: a cancelled request is not answered.
       if (abort.signal.aborted) return;
-      if (error instanceof RelayedError) {
-        const data = error.data === undefined ? {} : { data: error.data };
-        await send({ jsonrpc: '2.0', id, error: { code: error.code, message: error.message, ...data } });
-      } else {
-        options.onError(error);
-        await send({ jsonrpc: '2.0', id, error: { code: -32603, message: 'The upstream server is not available' } });
-      }
+      await send({ jsonrpc: '2.0', id, error: statelessErrorOf(error, options.onError) });
     } finally {
       inFlight.delete(id);
     }
@@ -146,14 +153,8 @@ export async function serveProxyStdioEras(options: StdioEraOptions): Promise<Ser
   return { done: Promise.race([ended, aborted(options.signal)]), close };
 }
 
-/** The policy's view of one 2026-07-28 request over stdio: the client from its own envelope; no headers, endpoint or token. */
-function contextInput(method: string, params: Params): RequestContextInput {
-  const envelope = readEnvelope(params?.['_meta']);
-  return {
-    request: { method, headers: {}, endpoint: '', protocolVersion: envelope?.protocolVersion },
-    client: { name: envelope?.clientName, version: envelope?.clientVersion, capabilities: envelope?.capabilities },
-  };
-}
+/** The policy's view of a 2026-07-28 request over stdio: the client from its own envelope; no headers, endpoint or token. */
+const overStdio = { headers: {}, endpoint: '' } as const;
 
 /** The 2025-era session's transport: the proxy's stdio, after the opening message picked that era. */
 class LegacyChannel implements Transport {

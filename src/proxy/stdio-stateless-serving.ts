@@ -2,12 +2,13 @@
 // 2026-07-28 (stdio-stateless-upstream.ts) behind the HTTP listener, and the connections that a
 // downstream `--stdio` client of 2026-07-28 is served through (stdio-era-serving.ts). Loaded by
 // proxy-runtime.ts only if the v2 client package (`@modelcontextprotocol/client`) is installed.
-import type { Catalog } from '../adapter/catalog.js';
 import type { WireGate } from '../wire/wire-gate.js';
 import { StatelessConnections } from './stateless-connections.js';
+import { StatelessListeners } from './stateless-listen.js';
 import { createStatelessHandler, isStatelessRequest } from './stateless-requests.js';
 import type { StatelessServing, StatelessUpstream } from './stateless-serving.js';
-import { connectStatelessUpstream, discoverStatelessUpstream, serverNameOf, startupEnvelope, type StatelessTarget } from './stateless-upstream.js';
+import { inspectStatelessTarget, type InspectedStatelessUpstream } from './stateless-inspection.js';
+import { connectStatelessUpstream, discoverStatelessUpstream, type StatelessTarget } from './stateless-upstream.js';
 import type { SpawnedStatelessUpstream } from './stdio-stateless-upstream.js';
 
 /** A stateless upstream of either kind: a Streamable HTTP URL with its headers, or a spawned process. */
@@ -23,6 +24,15 @@ function targetOf(upstream: AnyStatelessUpstream): { target: StatelessTarget; he
   return 'url' in upstream ? { target: upstream.url, headers: upstream.headers } : { target: upstream, headers: () => ({}) };
 }
 
+/** What a downstream `--stdio` client of 2026-07-28 is served through (stdio-era-serving.ts). */
+export interface StdioStatelessConnections {
+  readonly connections: StatelessConnections;
+  /** Change streams (`subscriptions/listen`), relayed filtered. */
+  readonly listeners: StatelessListeners;
+  readonly upstreamHeaders: Readonly<Record<string, string>>;
+  close(): Promise<void>;
+}
+
 /**
  * The connections 2026-07-28 requests are served through when the upstream speaks 2026-07-28
  * (its `server/discover` lists it), with the upstream headers of a request that has none to
@@ -34,7 +44,7 @@ export async function startStdioStatelessConnections(
   upstream: AnyStatelessUpstream,
   onError: (error: unknown) => void,
   probeTimeoutMs: number,
-): Promise<{ readonly connections: StatelessConnections; readonly upstreamHeaders: Readonly<Record<string, string>>; close(): Promise<void> } | undefined> {
+): Promise<StdioStatelessConnections | undefined> {
   const { target, headers } = targetOf(upstream);
   // Without an HTTP request to forward headers from, the upstream gets the --upstream-header ones.
   const upstreamHeaders = headers({});
@@ -43,7 +53,14 @@ export async function startStdioStatelessConnections(
     return undefined;
   }
   const connections = new StatelessConnections({ wire, onError, connect: (requestHeaders, envelope) => connectStatelessUpstream(target, requestHeaders, envelope) });
-  return { connections, upstreamHeaders, close: async () => (await connections.close(), await closeSpawned(upstream)) };
+  // Change streams, opened at the upstream URL or on the spawned process's stdio.
+  const listeners = new StatelessListeners({ connections, upstream: 'url' in upstream ? upstream.url : upstream, onError });
+  const close = async () => {
+    listeners.close();
+    await connections.close();
+    await closeSpawned(upstream);
+  };
+  return { connections, listeners, upstreamHeaders, close };
 }
 
 /** stateless-serving.ts's startStatelessServing for a spawned upstream: the HTTP listener's hook, its requests sent over the process's stdio. */
@@ -56,30 +73,14 @@ export async function startSpawnedStatelessServing(
 ): Promise<StatelessServing | undefined> {
   const started = await startStdioStatelessConnections(wire, upstream, onError, probeTimeoutMs);
   if (started === undefined) return undefined;
-  const handle = createStatelessHandler({ connections: started.connections, upstreamHeaders: () => ({}), onError });
+  const handle = createStatelessHandler({ connections: started.connections, listeners: started.listeners, upstreamHeaders: () => ({}), onError });
   return { sessionless: { accepts: only ? () => true : isStatelessRequest, handle }, close: () => started.close() };
 }
 
-/**
- * The startup check of a spawned upstream that speaks only 2026-07-28 (stateless-serving.ts's
- * inspectStatelessUpstream, over its stdio): its server name and lists, read through the process
- * that then serves the stateless requests.
- */
-export async function inspectSpawnedStatelessUpstream(
-  wire: WireGate,
-  upstream: SpawnedStatelessUpstream,
-  timeoutMs: number,
-): Promise<{ readonly catalog: Catalog; readonly serverName: string | undefined } | undefined> {
-  const discover = await discoverStatelessUpstream(upstream, {}, timeoutMs);
-  if (discover === undefined) {
-    await upstream.close();
-    return undefined;
-  }
-  const client = await connectStatelessUpstream(upstream, {}, startupEnvelope);
-  try {
-    const connection = await wire.attach(client, { notify: async () => undefined, isOpen: () => false });
-    return { catalog: connection.catalog(), serverName: serverNameOf(discover) };
-  } finally {
-    await client.close().catch(() => undefined);
-  }
+/** The startup check of a spawned upstream that speaks only 2026-07-28 (stateless-inspection.ts), over its stdio: the process then serves the stateless requests. */
+export async function inspectSpawnedStatelessUpstream(wire: WireGate, upstream: SpawnedStatelessUpstream, timeoutMs: number): Promise<InspectedStatelessUpstream | undefined> {
+  // A spawned process has no headers: --upstream-header is for a URL.
+  const inspected = await inspectStatelessTarget(wire, upstream, {}, timeoutMs);
+  if (inspected === undefined) await upstream.close();
+  return inspected;
 }

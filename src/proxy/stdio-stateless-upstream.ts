@@ -7,7 +7,9 @@
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import type { JSONRPCMessage as ModernMessage } from '@modelcontextprotocol/client';
+import type { UpstreamListenAnswer, UpstreamListenRequest, UpstreamMessage } from './stateless-listen-upstream.js';
 import type { StatelessChannel } from './stateless-upstream.js';
+import { SpawnedListen, subscriptionOf } from './stdio-stateless-listen.js';
 import { UpstreamSupervisor } from './supervisor.js';
 
 type Id = string | number;
@@ -38,6 +40,8 @@ export class SpawnedStatelessUpstream {
   #live: Transport | undefined;
   #nextId = 1;
   readonly #waiting = new Map<number, Waiting>();
+  /** Open listens (`subscriptions/listen`) by their id on the process. */
+  readonly #listens = new Map<number, SpawnedListen>();
   #closed = false;
 
   constructor(spawn: () => Transport, options: { readonly onError: (error: unknown) => void; readonly supervisor?: UpstreamSupervisor }) {
@@ -57,6 +61,7 @@ export class SpawnedStatelessUpstream {
     this.#process = undefined;
     this.#live = undefined;
     this.#failWaiting(new UpstreamProcessExited('the proxy is closing'));
+    this.#endListens();
     await (await running?.catch(() => undefined))?.close().catch(() => undefined);
   }
 
@@ -98,6 +103,49 @@ export class SpawnedStatelessUpstream {
     }
   }
 
+  /**
+   * Opens a listen on the process (stateless-listen.ts relays it, filtered), under an id of the
+   * process's own: its messages are told apart by the subscription id stamped on them. Aborting
+   * `signal` cancels it upstream. Undefined when the process could not be asked.
+   */
+  async openListen(request: UpstreamListenRequest, signal: AbortSignal, timeoutMs: number): Promise<UpstreamListenAnswer | undefined> {
+    if (this.#closed || signal.aborted) return undefined;
+    let upstream: Transport;
+    try {
+      upstream = await this.#running();
+    } catch {
+      return undefined;
+    }
+    const upstreamId = this.#nextId++;
+    const listen = new SpawnedListen(request.id);
+    this.#listens.set(upstreamId, listen);
+    const close = () => {
+      if (this.#listens.get(upstreamId) !== listen) return;
+      this.#listens.delete(upstreamId);
+      if (!listen.ended) {
+        // Ended from downstream: the process's listen router drops it on the cancellation naming it.
+        const envelope = Object.fromEntries(Object.entries(request.params._meta).filter(([key]) => key.startsWith('io.modelcontextprotocol/')));
+        void upstream.send({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: upstreamId, _meta: envelope } }).catch(() => undefined);
+      }
+      listen.end();
+    };
+    signal.addEventListener('abort', close, { once: true });
+    try {
+      await upstream.send({ jsonrpc: '2.0', id: upstreamId, method: 'subscriptions/listen', params: request.params } as JSONRPCMessage);
+    } catch {
+      close();
+      return undefined;
+    }
+    const answer = await listen.opened(timeoutMs, close);
+    if (answer?.kind !== 'stream') close();
+    return answer;
+  }
+
+  #endListens(): void {
+    for (const listen of this.#listens.values()) listen.end();
+    this.#listens.clear();
+  }
+
   #settle(upstreamId: number, error?: Error): void {
     const waiting = this.#waiting.get(upstreamId);
     if (waiting === undefined) return;
@@ -133,12 +181,22 @@ export class SpawnedStatelessUpstream {
       this.#process = undefined;
       if (!this.#closed) this.#supervisor.failed(Date.now() - startedAt);
       this.#failWaiting(new UpstreamProcessExited('the upstream process exited'));
+      this.#endListens();
     };
     await transport.start();
     return transport;
   }
 
   #receive(upstream: Transport, message: JSONRPCMessage): void {
+    const listenId = 'method' in message ? subscriptionOf(message as UpstreamMessage) : 'id' in message ? message.id : undefined;
+    const listen = typeof listenId === 'number' ? this.#listens.get(listenId) : undefined;
+    if (listen !== undefined) {
+      // The listen's acknowledgement, a change, or its end (the answer, or the process's cancellation naming it).
+      if ('method' in message && message.method === 'notifications/cancelled') listen.end();
+      else listen.deliver(message as UpstreamMessage);
+      if (listen.ended) this.#listens.delete(listenId as number);
+      return;
+    }
     if (!('method' in message)) {
       const waiting = 'id' in message ? this.#waiting.get(message.id as number) : undefined;
       if (waiting === undefined) return;

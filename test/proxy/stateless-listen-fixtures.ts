@@ -93,9 +93,14 @@ export interface Listener {
 }
 
 /** A v2 client pinned to 2026-07-28 with one `subscriptions/listen` open through `url`. */
-export async function openListener(url: URL, name: string, filter: Parameters<ClientV2['listen']>[0], headers: Record<string, string> = {}): Promise<Listener> {
+export function openListener(url: URL, name: string, filter: Parameters<ClientV2['listen']>[0], headers: Record<string, string> = {}): Promise<Listener> {
+  return openListenerOver(new StreamableHttpV2(url, { requestInit: { headers } }), name, filter);
+}
+
+/** A v2 client pinned to 2026-07-28 with one `subscriptions/listen` open over `transport` (HTTP, or a stdio pair). */
+export async function openListenerOver(transport: Parameters<ClientV2['connect']>[0], name: string, filter: Parameters<ClientV2['listen']>[0]): Promise<Listener> {
   const client = new ClientV2({ name, version: '2.0.0' }, { versionNegotiation: { mode: { pin: modernVersion } }, capabilities: {} });
-  await client.connect(new StreamableHttpV2(url, { requestInit: { headers } }));
+  await client.connect(transport);
   const seen: string[] = [];
   for (const method of ['notifications/tools/list_changed', 'notifications/prompts/list_changed', 'notifications/resources/list_changed'] as const) {
     client.setNotificationHandler(method, () => void seen.push(method));
@@ -116,6 +121,11 @@ export async function openListener(url: URL, name: string, filter: Parameters<Cl
 /** Waits until `listener` has seen `count` notifications (bounded), and returns them. */
 export function seenBy(listener: Listener, count: number): Promise<string[]> {
   return waitFor(`${count} notifications (seen: ${JSON.stringify(listener.seen)})`, () => (listener.seen.length >= count ? [...listener.seen] : undefined), 10_000);
+}
+
+/** How the listener's subscription closed (`remote`, `local`, `graceful`), or `still open` after 10 s. */
+export function closedCause(listener: Listener): Promise<unknown> {
+  return Promise.race([listener.subscription.closed, new Promise((resolve) => setTimeout(resolve, 10_000, 'still open').unref())]);
 }
 
 export interface RawListen {

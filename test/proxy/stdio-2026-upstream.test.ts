@@ -58,17 +58,6 @@ describe('mcp-gate proxy in front of a spawned 2026-07-28-only upstream', () => 
     }
   });
 
-  it('refuses subscriptions/listen, which it cannot filter over a spawned upstream yet, and sends nothing upstream', async () => {
-    const before = upstreamReceived().length;
-    const answer = await postModern(endpoint, 'subscriptions/listen', { filter: { toolsListChanged: true } }, { id: 9 });
-    expect({ status: answer.status, body: answer.body }).toEqual({ status: 404, body: { jsonrpc: '2.0', id: 9, error: { code: -32601, message: 'Method not found' } } });
-    expect(
-      upstreamReceived()
-        .slice(before)
-        .filter((line) => line.includes('subscriptions/listen')),
-    ).toEqual([]);
-  });
-
   it('answers the calls in flight when the upstream process dies, and restarts it for the next', { timeout: 20_000 }, async () => {
     await expect(client.callTool({ name: 'public-crash', arguments: {} })).rejects.toThrow('The upstream server is not available');
     expect(proxy.stderr()).toContain('the upstream process exited');
