@@ -8,6 +8,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { ResultSchema, type JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import { clientCapabilitiesMetaKey, clientInfoMetaKey, protocolVersionMetaKey } from '../adapter/envelope.js';
+import { upstreamFetch } from './upstream-fetch.js';
 
 /** The protocol revision whose requests are stateless and carry their envelope. */
 export const statelessProtocolVersion = '2026-07-28';
@@ -60,7 +61,7 @@ export interface StatelessChannel {
 export type StatelessTarget = URL | { openChannel(): StatelessChannel };
 
 function openChannel(target: StatelessTarget, headers: Readonly<Record<string, string>>): StatelessChannel {
-  return target instanceof URL ? new ModernHttpTransport(target, { requestInit: { headers: { ...headers } } }) : target.openChannel();
+  return target instanceof URL ? new ModernHttpTransport(target, { requestInit: { headers: { ...headers } }, fetch: upstreamFetch }) : target.openChannel();
 }
 
 /**

@@ -78,3 +78,6 @@ function responseOf(incoming: IncomingMessage, method: string, signal: AbortSign
   }
   return new Response(Readable.toWeb(stream) as ReadableStream<Uint8Array>, { status, statusText: incoming.statusMessage ?? '', headers });
 }
+
+/** The proxy's one fetch for its HTTP upstreams: sessions' transports and stateless requests share its kept-alive connections. */
+export const upstreamFetch = createUpstreamFetch();

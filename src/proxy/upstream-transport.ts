@@ -3,7 +3,7 @@ import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { UpstreamSpec } from './upstream-command.js';
-import { createUpstreamFetch } from './upstream-fetch.js';
+import { upstreamFetch } from './upstream-fetch.js';
 
 export interface UpstreamTransportOptions {
   /** Working directory of a spawned upstream. */
@@ -13,9 +13,6 @@ export interface UpstreamTransportOptions {
   /** Headers of every request to an HTTP upstream (upstream-headers.ts: the CLI refuses the names the transport sets itself). */
   readonly headers?: Readonly<Record<string, string>>;
 }
-
-/** The HTTP upstream's requests, over node:http with kept-alive connections shared by every upstream session (upstream-fetch.ts). */
-const upstreamFetch = createUpstreamFetch();
 
 /**
  * A new transport to the upstream: for a command, a new process (spawned without a shell, with
