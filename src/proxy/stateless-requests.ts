@@ -13,8 +13,8 @@ import { envelopeMetaOf, statelessProtocolVersion, withCallHeaders } from './sta
 
 export interface StatelessRequestOptions {
   readonly connections: StatelessConnections;
-  /** Change streams; without them `subscriptions/listen` is refused. */
-  readonly listeners?: StatelessListeners | undefined;
+  /** Change streams (stateless-listen.ts). */
+  readonly listeners: StatelessListeners;
   /** The headers the upstream gets for a request with these downstream headers (--upstream-header, --forward-header). */
   readonly upstreamHeaders: (downstream: Readonly<Record<string, string | string[] | undefined>>) => Readonly<Record<string, string>>;
   readonly onError: (error: unknown) => void;
@@ -55,12 +55,6 @@ export function createStatelessHandler(options: StatelessRequestOptions): (reque
       return;
     }
     if (method === 'subscriptions/listen') {
-      if (options.listeners === undefined) {
-        // Never forwarded unfiltered (it would name primitives the client may not see): answered as a
-        // server that does not serve the method (the v2 SDK's own answer).
-        response.writeHead(404, { 'content-type': 'application/json' }).end(errorBody(id, -32601, 'Method not found'));
-        return;
-      }
       // A change stream, relayed only as far as this listener's context may see (stateless-listen.ts).
       const input = contextInput(request, method, endpoint, params);
       const served = await options.listeners.serve(new HttpListenSink(response), { id, params }, input, options.upstreamHeaders(request.headers));

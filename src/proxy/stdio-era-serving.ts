@@ -24,8 +24,8 @@ export interface StdioEraOptions {
   readonly legacySession: () => { connect(transport: Transport): Promise<void>; close(): Promise<void> };
   /** Where 2026-07-28 requests go (the upstream speaks it: proxy-runtime.ts serves stdio this way only then). */
   readonly stateless: StatelessConnections;
-  /** Change streams (stateless-listen.ts); without them `subscriptions/listen` is refused. */
-  readonly listeners?: StatelessListeners | undefined;
+  /** Change streams (stateless-listen.ts). */
+  readonly listeners: StatelessListeners;
   /** The upstream headers of every 2026-07-28 request (--upstream-header; stdio has no headers to forward). */
   readonly upstreamHeaders: Readonly<Record<string, string>>;
   /** The upstream speaks only 2026-07-28: every message goes the stateless way, and an `initialize` gets the upstream's own refusal. */
@@ -55,12 +55,6 @@ export async function serveProxyStdioEras(options: StdioEraOptions): Promise<Ser
   const answerModern = async (request: { id: string | number; method: string; params: Params }) => {
     const { id, method, params } = request;
     if (method === 'subscriptions/listen') {
-      if (options.listeners === undefined) {
-        // Never relayed unfiltered, as it would name primitives this client may not see: answered as a server
-        // that does not serve the method.
-        await send({ jsonrpc: '2.0', id, error: { code: -32601, message: 'Method not found' } });
-        return;
-      }
       // A change stream, relayed as over HTTP (stateless-listen.ts) as far as this listener may see, as lines among
       // the other answers; its `notifications/cancelled` (or the end of stdio) ends it.
       const gone = new AbortController();
