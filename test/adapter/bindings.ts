@@ -49,8 +49,8 @@ export interface Binding {
   serve(policy: PolicyDocument): Promise<Served>;
 }
 
-/** A node:http host on 127.0.0.1 giving each new session a server of its own from `build`. */
-async function serveSessions(build: () => { connect(transport: StreamableHTTPServerTransport): Promise<void> }): Promise<{ url: URL; close(): Promise<void> }> {
+/** A node:http host on 127.0.0.1 giving each new session a server of its own from `build` (test/lowlevel uses it too). */
+export async function serveSessions(build: () => { connect(transport: StreamableHTTPServerTransport): Promise<void> }): Promise<{ url: URL; close(): Promise<void> }> {
   const transports = new Map<string, StreamableHTTPServerTransport>();
   const http: HttpServer = createServer((request, response) => {
     const sessionId = request.headers['mcp-session-id'];

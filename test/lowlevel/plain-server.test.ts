@@ -2,9 +2,6 @@
 // reached by the real SDK Client over Streamable HTTP on 127.0.0.1, with a header that changes
 // per request. Its handlers record every request they get: nothing of a hidden primitive may
 // reach them, and hidden names are answered byte for byte as the same server without them.
-import { randomUUID } from 'node:crypto';
-import { createServer, type Server as HttpServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
@@ -23,6 +20,7 @@ import {
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PolicyOptionError } from '../../src/core/errors.js';
 import { createGate, gate } from '../../src/lowlevel/index.js';
+import { serveSessions } from '../adapter/bindings.js';
 
 const policy = {
   version: 1 as const,
@@ -66,26 +64,10 @@ const capabilities = { capabilities: { tools: {}, prompts: {}, resources: {} } }
 /** The header the next request carries; the client's fetch reads it per request. */
 let role = 'visitor';
 
-interface Served {
-  url: URL;
-  http: HttpServer;
-}
+type Served = Awaited<ReturnType<typeof serveSessions>>;
 
 /** A Streamable HTTP host on 127.0.0.1 with one low-level Server per session, made by `build`. */
-async function serve(build: () => Server): Promise<Served> {
-  const transports = new Map<string, StreamableHTTPServerTransport>();
-  const http = createServer((request, response) => {
-    const sessionId = request.headers['mcp-session-id'];
-    const existing = typeof sessionId === 'string' ? transports.get(sessionId) : undefined;
-    if (existing) return void existing.handleRequest(request, response);
-    const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: randomUUID, onsessioninitialized: (id) => void transports.set(id, transport) });
-    void build()
-      .connect(transport)
-      .then(() => transport.handleRequest(request, response));
-  });
-  await new Promise<void>((resolve) => http.listen(0, '127.0.0.1', resolve));
-  return { url: new URL(`http://127.0.0.1:${(http.address() as AddressInfo).port}/mcp`), http };
-}
+const serve = (build: () => Server): Promise<Served> => serveSessions(build);
 
 const clients: Client[] = [];
 
@@ -145,7 +127,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await Promise.all(clients.map((client) => client.close()));
-  for (const served of [gatedBefore, gatedAfter, reference]) served.http.close();
+  await Promise.all([gatedBefore, gatedAfter, reference].map((served) => served.close()));
 });
 
 const names = (items: { name: string }[]) => items.map((item) => item.name);
