@@ -5,7 +5,7 @@
 // upstream, and only with the optional v2 client package installed. docs/proxy.md#protocol-eras.
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
-import { ErrorCode, ResultSchema, type ServerCapabilities } from '@modelcontextprotocol/sdk/types.js';
+import { ErrorCode, LoggingLevelSchema, ResultSchema, type ServerCapabilities } from '@modelcontextprotocol/sdk/types.js';
 import { clientCapabilitiesMetaKey, clientInfoMetaKey, protocolVersionMetaKey } from '../adapter/envelope.js';
 import { RelayedError } from '../wire/relayed-error.js';
 import type { WireConnection } from '../wire/wire-connection.js';
@@ -29,6 +29,12 @@ export interface EraBridge {
   /** The answer to a request the bridge cannot carry over (undefined for the others). */
   refusal(method: string): RelayedError | undefined;
   /**
+   * `logging/setLevel`, answered by the bridge: 2026-07-28 has no such request, but carries the
+   * level in each request's envelope (`io.modelcontextprotocol/logLevel`), so the session's
+   * later requests carry it (and the upstream sends their log messages, none without it).
+   */
+  setLevel(initialized: InitializedDownstream, params: Record<string, unknown> | undefined): Record<string, never>;
+  /**
    * Fetches the session's lists again once they are older than the bridge's TTL, telling the
    * session of lists whose visible part changed (WireConnection.refresh): a 2026-07-28 upstream
    * announces changes only on subscriptions/listen, which the bridge does not hold open.
@@ -47,7 +53,7 @@ export function createEraBridge(upstream: StatelessUpstream, listTtlMs = default
   const discover = (client: Client, timeoutMs: number) => client.request({ method: 'server/discover' } as never, ResultSchema, { timeout: timeoutMs });
   return {
     transport: (initialized, listedTool) =>
-      createStatelessUpstreamTransport(upstream.url, upstream.headers(initialized.downstream.headers), bridgedEnvelope(initialized), (params) => {
+      createStatelessUpstreamTransport(upstream.url, upstream.headers(initialized.downstream.headers), sessionEnvelope(initialized), (params) => {
         const name = params?.['name'];
         const tool = typeof name === 'string' ? listedTool(name) : undefined;
         return tool === undefined ? undefined : mcpParamHeaders(tool['inputSchema'], params?.['arguments']);
@@ -57,6 +63,12 @@ export function createEraBridge(upstream: StatelessUpstream, listTtlMs = default
     refusal: (method) => {
       const reason = unbridged.get(method);
       return reason === undefined ? undefined : new RelayedError(ErrorCode.MethodNotFound, `${method} is not available through mcp-gate proxy: ${reason}`);
+    },
+    setLevel(initialized, params) {
+      const level = LoggingLevelSchema.safeParse(params?.['level']);
+      if (!level.success) throw new RelayedError(ErrorCode.InvalidParams, `Invalid log level: ${JSON.stringify(params?.['level'])}`);
+      sessionEnvelope(initialized)[logLevelMetaKey] = level.data;
+      return {};
     },
     sessionResult(result) {
       if (result === null || typeof result !== 'object' || (result as { resultType?: unknown }).resultType !== 'complete') return result;
@@ -83,6 +95,22 @@ export function bridgedEnvelope(initialized: InitializedDownstream): EnvelopeMet
   };
 }
 
+/** The reserved `_meta` key of 2026-07-28's per-request log level (its logging utility; SEP-2577 deprecates logging, still in the spec). */
+export const logLevelMetaKey = 'io.modelcontextprotocol/logLevel';
+
+/**
+ * The envelope of one bridged session, kept for the session (every upstream session of it is
+ * opened with the same InitializedDownstream): its transports send what it holds at each request,
+ * so a level set later goes with every request after it, on a restarted upstream session too.
+ */
+const sessionEnvelopes = new WeakMap<InitializedDownstream, Record<string, unknown>>();
+
+function sessionEnvelope(initialized: InitializedDownstream): Record<string, unknown> {
+  let envelope = sessionEnvelopes.get(initialized);
+  if (envelope === undefined) sessionEnvelopes.set(initialized, (envelope = { ...bridgedEnvelope(initialized) }));
+  return envelope;
+}
+
 /**
  * What 2026-07-28 does not have in a form a 2025-era session can be given. They are refused
  * before anything is decided or sent upstream, the same for every URI, so a hidden resource
@@ -93,10 +121,6 @@ const subscriptionsNotBridged =
 const unbridged: ReadonlyMap<string, string> = new Map([
   ['resources/subscribe', subscriptionsNotBridged],
   ['resources/unsubscribe', subscriptionsNotBridged],
-  [
-    'logging/setLevel',
-    'the upstream speaks only protocol 2026-07-28, where a log level travels with each request, which the proxy does not bridge to 2025-era sessions (docs/proxy.md#protocol-eras)',
-  ],
 ]);
 
 /** The discover result as an initialize answer: its capabilities without what the bridge refuses, its server info and instructions. */
@@ -105,7 +129,7 @@ function identityOf(discover: Record<string, unknown>): UpstreamIdentity {
   if (!Array.isArray(supported) || !supported.includes(statelessProtocolVersion)) {
     throw new Error(`the upstream's server/discover no longer lists protocol ${statelessProtocolVersion} (supportedVersions: ${JSON.stringify(supported)})`);
   }
-  const { logging: _logging, ...capabilities } = (discover['capabilities'] ?? {}) as ServerCapabilities;
+  const capabilities = { ...((discover['capabilities'] ?? {}) as ServerCapabilities) };
   if (capabilities.resources !== undefined) {
     const { subscribe: _subscribe, ...resources } = capabilities.resources;
     capabilities.resources = resources;
