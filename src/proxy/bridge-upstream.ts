@@ -10,6 +10,7 @@ import { clientCapabilitiesMetaKey, clientInfoMetaKey, protocolVersionMetaKey } 
 import { RelayedError } from '../wire/relayed-error.js';
 import type { WireConnection } from '../wire/wire-connection.js';
 import { mcpParamHeaders } from './bridge-param-headers.js';
+import { BridgedSubscriptions, SubscribingTransport } from './bridge-subscriptions.js';
 import type { StatelessUpstream } from './stateless-serving.js';
 import { createStatelessUpstreamTransport, statelessProtocolVersion, type EnvelopeMeta } from './stateless-upstream.js';
 import { proxyServerInfo, type InitializedDownstream, type UpstreamIdentity } from './supervised-upstream.js';
@@ -26,18 +27,18 @@ export interface EraBridge {
   identify(client: Client, timeoutMs: number): Promise<UpstreamIdentity>;
   /** Whether the upstream still answers, after a transport error (a 2026-07-28 server has no `ping`: it is asked `server/discover`). */
   check(client: Client, timeoutMs: number): Promise<void>;
-  /** The answer to a request the bridge cannot carry over (undefined for the others). */
-  refusal(method: string): RelayedError | undefined;
   /**
    * `logging/setLevel`, answered by the bridge: 2026-07-28 has no such request, but carries the
    * level in each request's envelope (`io.modelcontextprotocol/logLevel`), so the session's
    * later requests carry it (and the upstream sends their log messages, none without it).
    */
   setLevel(initialized: InitializedDownstream, params: Record<string, unknown> | undefined): Record<string, never>;
+  /** The session ended: its upstream subscriptions/listen, if it holds one, is closed (bridge-subscriptions.ts). */
+  endSession(initialized: InitializedDownstream): void;
   /**
    * Fetches the session's lists again once they are older than the bridge's TTL, telling the
    * session of lists whose visible part changed (WireConnection.refresh): a 2026-07-28 upstream
-   * announces changes only on subscriptions/listen, which the bridge does not hold open.
+   * announces changes only on subscriptions/listen, which the bridge holds open only for resource subscriptions.
    */
   freshen(connection: WireConnection): Promise<void>;
   /** A forwarded result as a 2025-era session is answered: without 2026-07-28's result type and caching hints. */
@@ -47,23 +48,33 @@ export interface EraBridge {
 /** How long a bridged session's lists are used before its next request fetches them again (as for stateless requests). */
 export const defaultBridgedListTtlMs = 60_000;
 
-export function createEraBridge(upstream: StatelessUpstream, listTtlMs = defaultBridgedListTtlMs): EraBridge {
+export function createEraBridge(upstream: StatelessUpstream, onError: (error: unknown) => void, listTtlMs = defaultBridgedListTtlMs): EraBridge {
   /** When each connection's lists were fetched (first seen just after its attach fetched them). */
   const listedAt = new WeakMap<WireConnection, number>();
+  /** Each session's subscriptions, kept across its upstream sessions (every one is opened with the same InitializedDownstream). */
+  const subscriptions = new WeakMap<InitializedDownstream, BridgedSubscriptions>();
+  const subscriptionsOf = (initialized: InitializedDownstream) => {
+    let held = subscriptions.get(initialized);
+    if (held === undefined) {
+      const headers = upstream.headers(initialized.downstream.headers);
+      held = new BridgedSubscriptions({ url: upstream.url, headers, envelope: () => sessionEnvelope(initialized), onError });
+      subscriptions.set(initialized, held);
+    }
+    return held;
+  };
   const discover = (client: Client, timeoutMs: number) => client.request({ method: 'server/discover' } as never, ResultSchema, { timeout: timeoutMs });
   return {
-    transport: (initialized, listedTool) =>
-      createStatelessUpstreamTransport(upstream.url, upstream.headers(initialized.downstream.headers), sessionEnvelope(initialized), (params) => {
+    transport(initialized, listedTool) {
+      const stateless = createStatelessUpstreamTransport(upstream.url, upstream.headers(initialized.downstream.headers), sessionEnvelope(initialized), (params) => {
         const name = params?.['name'];
         const tool = typeof name === 'string' ? listedTool(name) : undefined;
         return tool === undefined ? undefined : mcpParamHeaders(tool['inputSchema'], params?.['arguments']);
-      }),
+      });
+      return new SubscribingTransport(stateless, subscriptionsOf(initialized));
+    },
     identify: async (client, timeoutMs) => identityOf(await discover(client, timeoutMs)),
     check: async (client, timeoutMs) => void (await discover(client, timeoutMs)),
-    refusal: (method) => {
-      const reason = unbridged.get(method);
-      return reason === undefined ? undefined : new RelayedError(ErrorCode.MethodNotFound, `${method} is not available through mcp-gate proxy: ${reason}`);
-    },
+    endSession: (initialized) => subscriptions.get(initialized)?.close(),
     setLevel(initialized, params) {
       const level = LoggingLevelSchema.safeParse(params?.['level']);
       if (!level.success) throw new RelayedError(ErrorCode.InvalidParams, `Invalid log level: ${JSON.stringify(params?.['level'])}`);
@@ -111,29 +122,13 @@ function sessionEnvelope(initialized: InitializedDownstream): Record<string, unk
   return envelope;
 }
 
-/**
- * What 2026-07-28 does not have in a form a 2025-era session can be given. They are refused
- * before anything is decided or sent upstream, the same for every URI, so a hidden resource
- * answers as an unknown one. Their capabilities are left out of the `initialize` answer.
- */
-const subscriptionsNotBridged =
-  'the upstream speaks only protocol 2026-07-28, whose resource updates come over subscriptions/listen, which the proxy does not bridge to 2025-era sessions (docs/proxy.md#protocol-eras)';
-const unbridged: ReadonlyMap<string, string> = new Map([
-  ['resources/subscribe', subscriptionsNotBridged],
-  ['resources/unsubscribe', subscriptionsNotBridged],
-]);
-
-/** The discover result as an initialize answer: its capabilities without what the bridge refuses, its server info and instructions. */
+/** The discover result as an initialize answer: its capabilities, server info and instructions. */
 function identityOf(discover: Record<string, unknown>): UpstreamIdentity {
   const supported = discover['supportedVersions'];
   if (!Array.isArray(supported) || !supported.includes(statelessProtocolVersion)) {
     throw new Error(`the upstream's server/discover no longer lists protocol ${statelessProtocolVersion} (supportedVersions: ${JSON.stringify(supported)})`);
   }
   const capabilities = { ...((discover['capabilities'] ?? {}) as ServerCapabilities) };
-  if (capabilities.resources !== undefined) {
-    const { subscribe: _subscribe, ...resources } = capabilities.resources;
-    capabilities.resources = resources;
-  }
   const info = (discover['_meta'] as Record<string, unknown> | undefined)?.['io.modelcontextprotocol/serverInfo'] as { name?: unknown; version?: unknown } | undefined;
   const instructions = discover['instructions'];
   return {
