@@ -1,8 +1,10 @@
 // The era bridge: a 2025-era downstream session in front of an upstream that speaks only
 // 2026-07-28. The session keeps its own upstream Client, as every session does, but that Client
 // speaks 2026-07-28 stateless requests (stateless-upstream.ts's transport), each carrying an
-// envelope built from the session's `initialize`. Loaded by proxy-runtime.ts only for such an
-// upstream, and only with the optional v2 client package installed. docs/proxy.md#protocol-eras.
+// envelope built from the session's `initialize`, over HTTP (a --upstream-url) or over the stdio of
+// the spawned process (--upstream-cmd) all 2026-07-28 requests share (stdio-stateless-upstream.ts).
+// Loaded by proxy-runtime.ts only for such an upstream, and only with the optional v2 client
+// package installed. docs/proxy.md#protocol-eras.
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { ErrorCode, LoggingLevelSchema, ResultSchema, type ServerCapabilities } from '@modelcontextprotocol/sdk/types.js';
@@ -12,6 +14,7 @@ import type { WireConnection } from '../wire/wire-connection.js';
 import { mcpParamHeaders } from './bridge-param-headers.js';
 import { BridgedSubscriptions, SubscribingTransport } from './bridge-subscriptions.js';
 import type { StatelessUpstream } from './stateless-serving.js';
+import type { SpawnedStatelessUpstream } from './stdio-stateless-upstream.js';
 import { createStatelessUpstreamTransport, statelessProtocolVersion, type EnvelopeMeta } from './stateless-upstream.js';
 import { proxyServerInfo, type InitializedDownstream, type UpstreamIdentity } from './supervised-upstream.js';
 
@@ -27,6 +30,8 @@ export interface EraBridge {
   identify(client: Client, timeoutMs: number): Promise<UpstreamIdentity>;
   /** Whether the upstream still answers, after a transport error (a 2026-07-28 server has no `ping`: it is asked `server/discover`). */
   check(client: Client, timeoutMs: number): Promise<void>;
+  /** The answer to a request the bridge cannot carry over (undefined for the others). */
+  refusal(method: string): RelayedError | undefined;
   /**
    * `logging/setLevel`, answered by the bridge: 2026-07-28 has no such request, but carries the
    * level in each request's envelope (`io.modelcontextprotocol/logLevel`), so the session's
@@ -48,16 +53,18 @@ export interface EraBridge {
 /** How long a bridged session's lists are used before its next request fetches them again (as for stateless requests). */
 export const defaultBridgedListTtlMs = 60_000;
 
-export function createEraBridge(upstream: StatelessUpstream, onError: (error: unknown) => void, listTtlMs = defaultBridgedListTtlMs): EraBridge {
+export function createEraBridge(upstream: StatelessUpstream | SpawnedStatelessUpstream, onError: (error: unknown) => void, listTtlMs = defaultBridgedListTtlMs): EraBridge {
+  // A spawned process has no URL to open a listen on, and the proxy relays no notification of its but progress.
+  const [http, spawned] = 'url' in upstream ? [upstream, undefined] : [undefined, upstream];
   /** When each connection's lists were fetched (first seen just after its attach fetched them). */
   const listedAt = new WeakMap<WireConnection, number>();
   /** Each session's subscriptions, kept across its upstream sessions (every one is opened with the same InitializedDownstream). */
   const subscriptions = new WeakMap<InitializedDownstream, BridgedSubscriptions>();
   const subscriptionsOf = (initialized: InitializedDownstream) => {
     let held = subscriptions.get(initialized);
-    if (held === undefined) {
-      const headers = upstream.headers(initialized.downstream.headers);
-      held = new BridgedSubscriptions({ url: upstream.url, headers, envelope: () => sessionEnvelope(initialized), onError });
+    if (held === undefined && http !== undefined) {
+      const headers = http.headers(initialized.downstream.headers);
+      held = new BridgedSubscriptions({ url: http.url, headers, envelope: () => sessionEnvelope(initialized), onError });
       subscriptions.set(initialized, held);
     }
     return held;
@@ -65,15 +72,21 @@ export function createEraBridge(upstream: StatelessUpstream, onError: (error: un
   const discover = (client: Client, timeoutMs: number) => client.request({ method: 'server/discover' } as never, ResultSchema, { timeout: timeoutMs });
   return {
     transport(initialized, listedTool) {
-      const stateless = createStatelessUpstreamTransport(upstream.url, upstream.headers(initialized.downstream.headers), sessionEnvelope(initialized), (params) => {
+      // Over stdio there are no headers (SEP-2243's header parameters are HTTP's).
+      if (http === undefined) return createStatelessUpstreamTransport(spawned, {}, sessionEnvelope(initialized));
+      const stateless = createStatelessUpstreamTransport(http.url, http.headers(initialized.downstream.headers), sessionEnvelope(initialized), (params) => {
         const name = params?.['name'];
         const tool = typeof name === 'string' ? listedTool(name) : undefined;
         return tool === undefined ? undefined : mcpParamHeaders(tool['inputSchema'], params?.['arguments']);
       });
-      return new SubscribingTransport(stateless, subscriptionsOf(initialized));
+      return new SubscribingTransport(stateless, subscriptionsOf(initialized)!);
     },
-    identify: async (client, timeoutMs) => identityOf(await discover(client, timeoutMs)),
+    identify: async (client, timeoutMs) => identityOf(await discover(client, timeoutMs), spawned !== undefined),
     check: async (client, timeoutMs) => void (await discover(client, timeoutMs)),
+    refusal(method) {
+      if (spawned === undefined || !notRelayedFromSpawned.has(method)) return undefined;
+      return new RelayedError(ErrorCode.MethodNotFound, `${method} is not available through mcp-gate proxy: ${spawnedReason}`);
+    },
     endSession: (initialized) => subscriptions.get(initialized)?.close(),
     setLevel(initialized, params) {
       const level = LoggingLevelSchema.safeParse(params?.['level']);
@@ -122,13 +135,31 @@ function sessionEnvelope(initialized: InitializedDownstream): Record<string, unk
   return envelope;
 }
 
-/** The discover result as an initialize answer: its capabilities, server info and instructions. */
-function identityOf(discover: Record<string, unknown>): UpstreamIdentity {
+/**
+ * What a session bridged to a spawned upstream cannot have: the proxy relays none of the
+ * process's notifications but progress (stdio-stateless-upstream.ts), so neither log messages nor
+ * resource updates would reach it. Refused before anything is decided or sent upstream, the same
+ * for every URI (a hidden resource answers as an unknown one); their capabilities are left out of
+ * the `initialize` answer.
+ */
+const notRelayedFromSpawned: ReadonlySet<string> = new Set(['resources/subscribe', 'resources/unsubscribe', 'logging/setLevel']);
+const spawnedReason =
+  'the spawned upstream speaks only protocol 2026-07-28, whose log messages and resource updates the proxy does not relay to 2025-era sessions (docs/proxy.md#protocol-eras)';
+
+/** The discover result as an initialize answer: its capabilities (less what is refused, for a spawned upstream), server info and instructions. */
+function identityOf(discover: Record<string, unknown>, spawned: boolean): UpstreamIdentity {
   const supported = discover['supportedVersions'];
   if (!Array.isArray(supported) || !supported.includes(statelessProtocolVersion)) {
     throw new Error(`the upstream's server/discover no longer lists protocol ${statelessProtocolVersion} (supportedVersions: ${JSON.stringify(supported)})`);
   }
   const capabilities = { ...((discover['capabilities'] ?? {}) as ServerCapabilities) };
+  if (spawned) {
+    delete capabilities.logging;
+    if (capabilities.resources !== undefined) {
+      const { subscribe: _subscribe, ...resources } = capabilities.resources;
+      capabilities.resources = resources;
+    }
+  }
   const info = (discover['_meta'] as Record<string, unknown> | undefined)?.['io.modelcontextprotocol/serverInfo'] as { name?: unknown; version?: unknown } | undefined;
   const instructions = discover['instructions'];
   return {

@@ -88,8 +88,8 @@ export interface ProxyHttpSettings {
   readonly statelessUpstream?: StatelessUpstream | SpawnedStatelessUpstream | undefined;
   /**
    * The upstream speaks only 2026-07-28 (UpstreamSummary.statelessOnly): each 2025-era session's
-   * upstream side is spoken as stateless requests (bridge-upstream.ts) when it is an HTTP upstream;
-   * a spawned one serves 2026-07-28 requests alone.
+   * upstream side is spoken as stateless requests (bridge-upstream.ts), over HTTP or the spawned
+   * process's stdio.
    */
   readonly statelessOnly?: boolean | undefined;
   /** How long a bridged session's lists are used before they are fetched again (default 60 s; tests shorten it). */
@@ -166,8 +166,7 @@ async function eraBridgeFor(
   },
   onError: (error: unknown) => void,
 ): Promise<EraBridge | undefined> {
-  // A spawned upstream is not bridged (docs/proxy.md#protocol-eras): its 2025-era clients get its own refusal.
-  if (settings.statelessUpstream === undefined || settings.statelessUpstream instanceof SpawnedStatelessUpstream || settings.statelessOnly !== true) return undefined;
+  if (settings.statelessUpstream === undefined || settings.statelessOnly !== true) return undefined;
   return (await loadOptional(() => import('./bridge-upstream.js')))?.createEraBridge(settings.statelessUpstream, onError, settings.bridgedListTtlMs);
 }
 
@@ -190,7 +189,7 @@ export async function serveProxyStdio(
   onError: (error: unknown) => void,
   settings: {
     readonly upstreamPingMs?: number | undefined;
-    /** With statelessOnly and an HTTP upstream: a 2025-era session is bridged to it. */
+    /** With statelessOnly: a 2025-era session is bridged to the upstream (a URL, or a spawned command). */
     readonly statelessUpstream?: StatelessUpstream | SpawnedStatelessUpstream | undefined;
     readonly statelessOnly?: boolean | undefined;
   } = {},

@@ -143,6 +143,8 @@ export function createProxySession(options: ProxySessionOptions): Server {
   server.fallbackRequestHandler = async (request, extra) => {
     const { initialized, link: current } = upstream;
     if (initialized === undefined || current === undefined) throw new RelayedError(ErrorCode.InvalidRequest, 'Server not initialized');
+    const refusal = options.bridge?.refusal(request.method);
+    if (refusal !== undefined) throw refusal;
     if (options.bridge !== undefined && request.method === 'logging/setLevel') return options.bridge.setLevel(initialized, request.params);
     const link = !current.lost ? current : await upstream.current();
     const params = request.params as Record<string, unknown> | undefined;
