@@ -42,6 +42,8 @@ export class BridgedSubscriptions {
   readonly #uris = new Set<string>();
   #listen: OpenListen | undefined;
   #deliver: ((uri: string) => void) | undefined;
+  /** Whether the session may see a resource now (decided on its latest request): the last upstream side's, kept when it closes. */
+  #shows: (uri: string) => boolean = () => false;
   #serial = 0;
   #failures = 0;
   #retry: NodeJS.Timeout | undefined;
@@ -51,14 +53,10 @@ export class BridgedSubscriptions {
     this.#target = target;
   }
 
-  /** The subscribed URIs the upstream listen is opened for (for tests and diagnostics). */
-  get uris(): ReadonlySet<string> {
-    return this.#uris;
-  }
-
-  /** Where updates go: the session's current upstream side (replaced when the session's upstream side is). */
-  deliverTo(deliver: ((uri: string) => void) | undefined): void {
+  /** Where updates go, and who decides what may go upstream: the session's current upstream side (replaced when it is). */
+  deliverTo(deliver: ((uri: string) => void) | undefined, shows?: (uri: string) => boolean): void {
     this.#deliver = deliver;
+    if (shows !== undefined) this.#shows = shows;
   }
 
   isDeliveringTo(deliver: (uri: string) => void): boolean {
@@ -88,11 +86,13 @@ export class BridgedSubscriptions {
     clearTimeout(this.#retry);
     const previous = this.#listen;
     this.#listen = undefined;
-    if (this.#closed || this.#uris.size === 0) {
+    // A URI subscribed to while the session could see it, hidden from it since (its context changed, or the policy), is not sent again.
+    const uris = new Set([...this.#uris].filter((uri) => this.#shows(uri)));
+    if (this.#closed || uris.size === 0) {
       previous?.abort.abort();
       return;
     }
-    const listen: OpenListen = { uris: new Set(this.#uris), abort: new AbortController() };
+    const listen: OpenListen = { uris, abort: new AbortController() };
     this.#listen = listen;
     void this.#run(listen, previous);
   }
@@ -151,11 +151,13 @@ export class SubscribingTransport implements Transport {
   onclose?: () => void;
   readonly #inner: Transport;
   readonly #subscriptions: BridgedSubscriptions;
+  readonly #shows: (uri: string) => boolean;
   readonly #deliver = (uri: string) => this.onmessage?.({ jsonrpc: '2.0', method: 'notifications/resources/updated', params: { uri } });
 
-  constructor(inner: Transport, subscriptions: BridgedSubscriptions) {
+  constructor(inner: Transport, subscriptions: BridgedSubscriptions, shows: (uri: string) => boolean) {
     this.#inner = inner;
     this.#subscriptions = subscriptions;
+    this.#shows = shows;
   }
 
   // The v1 Client skips initialize on a transport with a session id: the stateless one has one.
@@ -168,7 +170,7 @@ export class SubscribingTransport implements Transport {
     this.#inner.onerror = (error) => this.onerror?.(error);
     this.#inner.onclose = () => this.onclose?.();
     await this.#inner.start();
-    this.#subscriptions.deliverTo(this.#deliver);
+    this.#subscriptions.deliverTo(this.#deliver, this.#shows);
   }
 
   async send(message: JSONRPCMessage): Promise<void> {

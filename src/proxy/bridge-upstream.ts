@@ -22,10 +22,11 @@ import { proxyServerInfo, type InitializedDownstream, type UpstreamIdentity } fr
 export interface EraBridge {
   /**
    * A transport whose requests go upstream as stateless requests with this session's envelope;
-   * connecting it sends nothing. `listedTool`: the upstream's list item of a tool, for the
-   * header parameters of a call to it.
+   * connecting it sends nothing. `connection`: the upstream session's gate, once attached (the
+   * upstream's list item of a tool, for the header parameters of a call to it; whether the
+   * session may see a resource, for its subscriptions).
    */
-  transport(initialized: InitializedDownstream, listedTool: (name: string) => Readonly<Record<string, unknown>> | undefined): Transport;
+  transport(initialized: InitializedDownstream, connection: () => WireConnection | undefined): Transport;
   /** What the session's `initialize` is answered with: the upstream's `server/discover`, asked with the session's envelope. */
   identify(client: Client, timeoutMs: number): Promise<UpstreamIdentity>;
   /** Whether the upstream still answers, after a transport error (a 2026-07-28 server has no `ping`: it is asked `server/discover`). */
@@ -71,15 +72,15 @@ export function createEraBridge(upstream: StatelessUpstream | SpawnedStatelessUp
   };
   const discover = (client: Client, timeoutMs: number) => client.request({ method: 'server/discover' } as never, ResultSchema, { timeout: timeoutMs });
   return {
-    transport(initialized, listedTool) {
+    transport(initialized, connection) {
       // Over stdio there are no headers (SEP-2243's header parameters are HTTP's).
       if (http === undefined) return createStatelessUpstreamTransport(spawned, {}, sessionEnvelope(initialized));
       const stateless = createStatelessUpstreamTransport(http.url, http.headers(initialized.downstream.headers), sessionEnvelope(initialized), (params) => {
         const name = params?.['name'];
-        const tool = typeof name === 'string' ? listedTool(name) : undefined;
+        const tool = typeof name === 'string' ? connection()?.listedItem('tool', name) : undefined;
         return tool === undefined ? undefined : mcpParamHeaders(tool['inputSchema'], params?.['arguments']);
       });
-      return new SubscribingTransport(stateless, subscriptionsOf(initialized)!);
+      return new SubscribingTransport(stateless, subscriptionsOf(initialized)!, (uri) => connection()?.showsResource(uri) === true);
     },
     identify: async (client, timeoutMs) => identityOf(await discover(client, timeoutMs), spawned !== undefined),
     check: async (client, timeoutMs) => void (await discover(client, timeoutMs)),

@@ -123,4 +123,23 @@ describe('resources/subscribe in a bridged session', () => {
     await waitFor('no upstream listens', () => (bus.listenerCount === 0 ? true : undefined), 5_000);
     expect(errors).toEqual([]);
   });
+
+  it('does not send upstream again a URI the session may no longer see', async () => {
+    // Each request is decided on its own headers: the session is an admin's, then no longer.
+    const headers: Record<string, string> = { 'x-role': 'admin' };
+    const session = await connect('sub-demoted', headers);
+    try {
+      await session.client.subscribeResource({ uri: 'docs://audit' });
+      headers['x-role'] = 'none';
+      await session.client.subscribeResource({ uri: 'items://5' });
+      await waitFor('the second listen', () => (listensOf('sub-demoted').length === 2 && bus.listenerCount === 1 ? true : undefined), 5_000);
+      expect(listensOf('sub-demoted')).toEqual([['docs://audit'], ['items://5']]);
+      handler.notify.resourceUpdated('docs://audit');
+      handler.notify.resourceUpdated('items://5');
+      expect(await updatesSeen(session, 1)).toEqual(['items://5']);
+    } finally {
+      await session.end();
+    }
+    await waitFor('no upstream listens', () => (bus.listenerCount === 0 ? true : undefined), 5_000);
+  });
 });
