@@ -103,8 +103,8 @@ export class BridgedSubscriptions {
     try {
       const params = { notifications: { resourceSubscriptions: [...listen.uris] }, _meta: envelope() };
       const answer = await openUpstreamListen(url, headers, { id, params }, listen.abort.signal, listenAnswerTimeoutMs);
-      if (answer === undefined) throw new Error('the upstream did not answer the bridged session’s subscriptions/listen');
-      if (answer.kind === 'answer') throw new Error(`the upstream refused the bridged session’s subscriptions/listen: ${JSON.stringify(answer.message['error'])}`);
+      if (answer === undefined) throw new Error("the upstream did not answer the bridged session's subscriptions/listen");
+      if (answer.kind === 'answer') throw new Error(`the upstream refused the bridged session's subscriptions/listen: ${JSON.stringify(answer.message['error'])}`);
       for await (const message of answer.messages) {
         const params = message['params'] as { uri?: unknown } | undefined;
         if (message['method'] === 'notifications/subscriptions/acknowledged') {

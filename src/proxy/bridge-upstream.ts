@@ -61,11 +61,11 @@ export function createEraBridge(upstream: StatelessUpstream | SpawnedStatelessUp
   const listedAt = new WeakMap<WireConnection, number>();
   /** Each session's subscriptions, kept across its upstream sessions (every one is opened with the same InitializedDownstream). */
   const subscriptions = new WeakMap<InitializedDownstream, BridgedSubscriptions>();
-  const subscriptionsOf = (initialized: InitializedDownstream) => {
+  const subscriptionsOf = (initialized: InitializedDownstream, target: StatelessUpstream) => {
     let held = subscriptions.get(initialized);
-    if (held === undefined && http !== undefined) {
-      const headers = http.headers(initialized.downstream.headers);
-      held = new BridgedSubscriptions({ url: http.url, headers, envelope: () => sessionEnvelope(initialized), onError });
+    if (held === undefined) {
+      const headers = target.headers(initialized.downstream.headers);
+      held = new BridgedSubscriptions({ url: target.url, headers, envelope: () => sessionEnvelope(initialized), onError });
       subscriptions.set(initialized, held);
     }
     return held;
@@ -80,7 +80,7 @@ export function createEraBridge(upstream: StatelessUpstream | SpawnedStatelessUp
         const tool = typeof name === 'string' ? connection()?.listedItem('tool', name) : undefined;
         return tool === undefined ? undefined : mcpParamHeaders(tool['inputSchema'], params?.['arguments']);
       });
-      return new SubscribingTransport(stateless, subscriptionsOf(initialized)!, (uri) => connection()?.showsResource(uri) === true);
+      return new SubscribingTransport(stateless, subscriptionsOf(initialized, http), (uri) => connection()?.showsResource(uri) === true);
     },
     identify: async (client, timeoutMs) => identityOf(await discover(client, timeoutMs), spawned !== undefined),
     check: async (client, timeoutMs) => void (await discover(client, timeoutMs)),
