@@ -88,8 +88,8 @@ export interface ProxyHttpSettings {
   readonly statelessUpstream?: StatelessUpstream | SpawnedStatelessUpstream | undefined;
   /**
    * The upstream speaks only 2026-07-28 (UpstreamSummary.statelessOnly): each 2025-era session's
-   * upstream side is spoken as stateless requests (bridge-upstream.ts) when it is an HTTP upstream;
-   * a spawned one serves 2026-07-28 requests alone.
+   * upstream side is spoken as stateless requests (bridge-upstream.ts), over HTTP or the spawned
+   * process's stdio.
    */
   readonly statelessOnly?: boolean | undefined;
   /** How long a bridged session's lists are used before they are fetched again (default 60 s; tests shorten it). */
@@ -114,7 +114,7 @@ export async function serveProxyHttp(
 ): Promise<ProxyHttpServing> {
   // One restart back-off for all sessions: a crashing upstream command is not spawned once per client in a tight loop.
   const supervisor = new UpstreamSupervisor();
-  const bridge = await eraBridgeFor(settings);
+  const bridge = await eraBridgeFor(settings, onError);
   // Hook: 2026-07-28 stateless requests, beside the 2025-era sessions on the same listener (every request, when an
   // upstream that speaks only 2026-07-28 could not be bridged).
   const stateless = await statelessServingFor(wire, settings.statelessUpstream, onError, settings.statelessOnly === true && bridge === undefined);
@@ -158,14 +158,16 @@ async function statelessServingFor(
 }
 
 /** The era bridge for an upstream that speaks only 2026-07-28 (docs/proxy.md#protocol-eras), else undefined. */
-async function eraBridgeFor(settings: {
-  readonly statelessUpstream?: StatelessUpstream | SpawnedStatelessUpstream | undefined;
-  readonly statelessOnly?: boolean | undefined;
-  readonly bridgedListTtlMs?: number | undefined;
-}): Promise<EraBridge | undefined> {
-  // A spawned upstream is not bridged (docs/proxy.md#protocol-eras): its 2025-era clients get its own refusal.
-  if (settings.statelessUpstream === undefined || settings.statelessUpstream instanceof SpawnedStatelessUpstream || settings.statelessOnly !== true) return undefined;
-  return (await loadOptional(() => import('./bridge-upstream.js')))?.createEraBridge(settings.statelessUpstream, settings.bridgedListTtlMs);
+async function eraBridgeFor(
+  settings: {
+    readonly statelessUpstream?: StatelessUpstream | SpawnedStatelessUpstream | undefined;
+    readonly statelessOnly?: boolean | undefined;
+    readonly bridgedListTtlMs?: number | undefined;
+  },
+  onError: (error: unknown) => void,
+): Promise<EraBridge | undefined> {
+  if (settings.statelessUpstream === undefined || settings.statelessOnly !== true) return undefined;
+  return (await loadOptional(() => import('./bridge-upstream.js')))?.createEraBridge(settings.statelessUpstream, onError, settings.bridgedListTtlMs);
 }
 
 /** A module that runs on the optional v2 client package (`@modelcontextprotocol/client`), or undefined without it. */
@@ -187,12 +189,12 @@ export async function serveProxyStdio(
   onError: (error: unknown) => void,
   settings: {
     readonly upstreamPingMs?: number | undefined;
-    /** With statelessOnly and an HTTP upstream: a 2025-era session is bridged to it. */
+    /** With statelessOnly: a 2025-era session is bridged to the upstream (a URL, or a spawned command). */
     readonly statelessUpstream?: StatelessUpstream | SpawnedStatelessUpstream | undefined;
     readonly statelessOnly?: boolean | undefined;
   } = {},
 ): Promise<Serving & { readonly servesStateless: boolean }> {
-  const bridge = await eraBridgeFor(settings);
+  const bridge = await eraBridgeFor(settings, onError);
   const legacySession = () => createProxySession({ wire, openUpstream, onError, upstreamPingMs: settings.upstreamPingMs, bridge });
   // Hook: a 2026-07-28 client on stdio, when the upstream speaks 2026-07-28; the opening exchange picks the era (stdio-era-serving.ts).
   const stateless =

@@ -16,6 +16,7 @@ import type { WireGate } from '../wire/wire-gate.js';
 import { defaultUpstreamTimeoutMs } from '../wire/upstream.js';
 import type { EraBridge } from './bridge-upstream.js';
 import { fulfilInputRequired } from './bridge-input-required.js';
+import { relayLogOnRequestStream } from './bridge-logging.js';
 import { ReplayedSessionState, notifyChangedLists } from './replayed-session-state.js';
 import { SupervisedUpstream, upstreamWentAway, type DownstreamInitialize } from './supervised-upstream.js';
 import { UpstreamSupervisor } from './supervisor.js';
@@ -102,7 +103,10 @@ export function createProxySession(options: ProxySessionOptions): Server {
     },
     {
       isClosed: () => closed,
-      relay: (link) => relayUpstreamToDownstream(link, server, forwarding, timeoutMs),
+      relay: (link) => {
+        relayUpstreamToDownstream(link, server, forwarding, timeoutMs);
+        if (options.bridge !== undefined) relayLogOnRequestStream(link, server, forwarding);
+      },
       notifyListChanged,
       holdsState: () => state.holdsState(),
       async restore(link, before) {
@@ -116,6 +120,7 @@ export function createProxySession(options: ProxySessionOptions): Server {
     if (closed) return;
     closed = true;
     clearInterval(pinging);
+    if (upstream.initialized !== undefined) options.bridge?.endSession(upstream.initialized);
     upstream.close();
     void server.close().catch(options.onError);
   };
@@ -140,6 +145,7 @@ export function createProxySession(options: ProxySessionOptions): Server {
     if (initialized === undefined || current === undefined) throw new RelayedError(ErrorCode.InvalidRequest, 'Server not initialized');
     const refusal = options.bridge?.refusal(request.method);
     if (refusal !== undefined) throw refusal;
+    if (options.bridge !== undefined && request.method === 'logging/setLevel') return options.bridge.setLevel(initialized, request.params);
     const link = !current.lost ? current : await upstream.current();
     const params = request.params as Record<string, unknown> | undefined;
     const progressToken = (params?.['_meta'] as { progressToken?: unknown } | undefined)?.progressToken;

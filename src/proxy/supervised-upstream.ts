@@ -170,8 +170,7 @@ export class SupervisedUpstream {
     };
     try {
       // A bridged session's Client connects without a handshake; the upstream is asked server/discover instead.
-      const transport =
-        bridge === undefined ? this.#settings.openUpstream(initialized.downstream) : bridge.transport(initialized, (name) => link.connection?.listedItem('tool', name));
+      const transport = bridge === undefined ? this.#settings.openUpstream(initialized.downstream) : bridge.transport(initialized, () => link.connection);
       await withTimeout(client.connect(transport, { timeout: connectTimeoutMs }), connectTimeoutMs, 'the upstream did not answer initialize');
       link.identity =
         bridge === undefined

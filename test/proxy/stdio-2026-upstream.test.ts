@@ -36,7 +36,7 @@ afterAll(async () => {
 
 describe('mcp-gate proxy in front of a spawned 2026-07-28-only upstream', () => {
   it('serves a pinned v2 client: lists filtered by its envelope, a visible call relayed', async () => {
-    expect(proxy.stderr()).toContain('serving 2026-07-28 stateless requests only');
+    expect(proxy.stderr()).toContain('serving 2026-07-28 stateless requests too, and bridging 2025-era sessions to the upstream');
     expect(client.getServerVersion()?.name).toBe('stdio-2026-upstream');
     expect((await client.listTools()).tools.map((tool) => tool.name).sort()).toEqual(['public-crash', 'public-echo', 'public-progress', 'public-wait']);
     expect((await client.listResources()).resources.map((resource) => resource.uri)).toEqual(['test://docs/public']);

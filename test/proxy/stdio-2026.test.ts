@@ -48,7 +48,8 @@ describe('mcp-gate proxy --stdio in front of a spawned upstream that speaks only
     expect(names(await lines.request(5, 'resources/list', { _meta: envelope('plain-client') }), 'resources')).toEqual(['public-doc']);
     expect(names(await lines.request(6, 'resources/templates/list', { _meta: envelope('plain-client') }), 'resourceTemplates')).toEqual(['public-items']);
     expect(proxy.stderr()).toContain('in front of stdio-2026-upstream');
-    expect(proxy.stderr()).toContain('serving 2026-07-28 clients only (the upstream speaks only 2026-07-28');
+    expect(proxy.stderr()).toContain('serving 2026-07-28 clients too, each message gated on its own envelope');
+    expect(proxy.stderr()).toContain('the session is bridged to it with stateless requests');
   });
 
   it('relays a visible call, and its progress with the client’s own token', async () => {

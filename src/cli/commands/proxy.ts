@@ -103,7 +103,7 @@ export const proxyCommand: Command = {
         });
       // The upstream may speak 2026-07-28 too, or only: stateless requests are then served (src/proxy/stateless-serving.ts),
       // over a spawned upstream's stdio through one process of its own (src/proxy/stdio-stateless-upstream.ts); in front
-      // of a URL that speaks only 2026-07-28, 2025-era sessions (HTTP or --stdio) are bridged to it (src/proxy/bridge-upstream.ts).
+      // of an upstream that speaks only 2026-07-28 (a URL or a command), 2025-era sessions (HTTP or --stdio) are bridged to it (src/proxy/bridge-upstream.ts).
       const { upstream, upstreamHeaders, forwardHeaders } = settings;
       const statelessUpstream =
         upstream.kind === 'command'
@@ -131,18 +131,14 @@ export const proxyCommand: Command = {
         const stdio = io.stdio;
         if (stdio === undefined) throw new Error('proxy --stdio needs io.stdio');
         const serving = await runtime.serveProxyStdio(wire, openUpstream, stdio, signal, onError, { ...settings, statelessUpstream, statelessOnly: summary.statelessOnly });
-        const bridged = summary.statelessOnly === true && upstream.kind === 'url';
+        const bridged = summary.statelessOnly === true;
         note(
           bridged
             ? 'speaking MCP on stdin/stdout (the upstream speaks only 2026-07-28: the session is bridged to it with stateless requests; docs/proxy.md#protocol-eras)'
             : 'speaking MCP on stdin/stdout',
         );
         if (serving.servesStateless)
-          note(
-            summary.statelessOnly && !bridged
-              ? 'serving 2026-07-28 clients only (the upstream speaks only 2026-07-28; 2025-era clients get its refusal; docs/proxy.md#2026-07-28-over-stdio)'
-              : 'serving 2026-07-28 clients too, each message gated on its own envelope (the upstream speaks 2026-07-28; docs/proxy.md#2026-07-28-over-stdio)',
-          );
+          note('serving 2026-07-28 clients too, each message gated on its own envelope (the upstream speaks 2026-07-28; docs/proxy.md#2026-07-28-over-stdio)');
         return { gate: wire, serving };
       }
       let serving;
@@ -161,9 +157,7 @@ export const proxyCommand: Command = {
         note(
           !summary.statelessOnly
             ? 'serving 2026-07-28 stateless requests too (the upstream speaks 2026-07-28; docs/proxy.md#protocol-eras)'
-            : upstream.kind === 'url'
-              ? 'serving 2026-07-28 stateless requests too, and bridging 2025-era sessions to the upstream with stateless requests (it speaks only 2026-07-28; docs/proxy.md#protocol-eras)'
-              : 'serving 2026-07-28 stateless requests only (the upstream speaks only 2026-07-28; 2025-era clients get its refusal; docs/proxy.md#protocol-eras)',
+            : 'serving 2026-07-28 stateless requests too, and bridging 2025-era sessions to the upstream with stateless requests (it speaks only 2026-07-28; docs/proxy.md#protocol-eras)',
         );
       if (settings.bearer)
         note(`verifying bearer tokens of ${settings.bearer.issuer} for ${settings.bearer.audience} (--jwks); the client's Authorization never reaches the upstream`);
