@@ -11,6 +11,7 @@
 // server acknowledges a URI it does not have as one it has), and is never put in the filter.
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { ErrorCode, type JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
+import { isProbeUri } from '../wire/unknown-probe.js';
 import { openUpstreamListen } from './stateless-listen-upstream.js';
 import type { EnvelopeMeta } from './stateless-upstream.js';
 
@@ -19,9 +20,6 @@ const listenAnswerTimeoutMs = 30_000;
 /** A listen that ended on its own is opened again after this pause, doubled after each failure in a row (at most maxRetries). */
 const retryPauseMs = 500;
 const maxRetries = 8;
-
-/** The host of the probe URIs of unknown-probe.ts's probeUri: what the gate sends in place of a hidden URI. */
-const probeHost = 'mcp-gate-probe.invalid';
 
 export interface ListenTarget {
   readonly url: URL;
@@ -128,14 +126,6 @@ export class BridgedSubscriptions {
       return;
     }
     this.#retry = setTimeout(() => this.#listen === listen && this.#reopen(), retryPauseMs * 2 ** (this.#failures - 1));
-  }
-}
-
-function isProbeUri(uri: string): boolean {
-  try {
-    return new URL(uri).hostname === probeHost;
-  } catch {
-    return false;
   }
 }
 

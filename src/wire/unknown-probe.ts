@@ -18,6 +18,9 @@ export function probeName(token: string): string {
   return `mcp-gate-probe-${token}`;
 }
 
+/** The host of every probe URI (`.invalid` is reserved: no real resource has it). */
+const probeHost = 'mcp-gate-probe.invalid';
+
 /**
  * A URI no upstream has, in the requested URI's scheme where there is one (servers often answer
  * per scheme: a file server refuses other schemes outright). Lower case and without anything a
@@ -25,7 +28,16 @@ export function probeName(token: string): string {
  */
 export function probeUri(token: string, requested: string): string {
   const scheme = /^([a-z][a-z0-9+.-]*):/i.exec(requested)?.[1]?.toLowerCase();
-  return `${scheme ?? 'mcp-gate-probe'}://mcp-gate-probe.invalid/${token}`;
+  return `${scheme ?? 'mcp-gate-probe'}://${probeHost}/${token}`;
+}
+
+/** Whether `uri` is one of probeUri's: what the gate sent in place of a hidden URI. */
+export function isProbeUri(uri: string): boolean {
+  try {
+    return new URL(uri).hostname === probeHost;
+  } catch {
+    return false;
+  }
 }
 
 /** Every string inside a JSON value with `from` replaced by `to`; values without it are returned as they are. */
