@@ -29,29 +29,45 @@ const decoders: Readonly<Record<string, () => Transform>> = {
  * the origin); any other request goes to the global fetch. A redirect is returned as it is.
  */
 export function createUpstreamFetch(): typeof fetch {
-  const agents = { 'http:': new HttpAgent({ keepAlive: true }), 'https:': new HttpsAgent({ keepAlive: true }) };
+  // An idle kept-alive connection is dropped after 4 s (or a second before the server's own
+  // `Keep-Alive: timeout=N`, which Node reads once a timeout is set): Node's servers close theirs
+  // after 5 s, and a request sent on a connection the server is closing fails.
+  const agents = { 'http:': new HttpAgent({ keepAlive: true, timeout: 4_000 }), 'https:': new HttpsAgent({ keepAlive: true, timeout: 4_000 }) };
   return (input, init) => {
     const url = typeof input === 'string' ? new URL(input) : input instanceof URL ? input : undefined;
     const body = init?.body;
     const handled = url !== undefined && (url.protocol === 'http:' || url.protocol === 'https:') && init?.redirect === 'manual';
     if (!handled || (body != null && typeof body !== 'string' && !(body instanceof Uint8Array))) return fetch(input, init);
-    return new Promise<Response>((resolve, reject) => {
-      const method = init.method ?? 'GET';
-      const headers: Record<string, string> = {};
-      new Headers(init.headers).forEach((value, name) => (headers[name] = value));
-      const send = url.protocol === 'https:' ? httpsRequest : httpRequest;
-      const outgoing = send(url, { method, headers, agent: agents[url.protocol as 'http:' | 'https:'], ...(init.signal ? { signal: init.signal } : {}) }, (incoming) => {
-        try {
-          resolve(responseOf(incoming, method, init.signal ?? undefined));
-        } catch (error) {
-          incoming.destroy();
-          reject(error as Error);
-        }
+    const method = init.method ?? 'GET';
+    const headers: Record<string, string> = {};
+    new Headers(init.headers).forEach((value, name) => (headers[name] = value));
+    const send = url.protocol === 'https:' ? httpsRequest : httpRequest;
+    const agent = agents[url.protocol as 'http:' | 'https:'];
+    const attempt = (isRetry: boolean): Promise<Response> =>
+      new Promise<Response>((resolve, reject) => {
+        let answered = false;
+        const outgoing = send(url, { method, headers, agent, ...(init.signal ? { signal: init.signal } : {}) }, (incoming) => {
+          answered = true;
+          try {
+            resolve(responseOf(incoming, method, init.signal ?? undefined));
+          } catch (error) {
+            incoming.destroy();
+            reject(error as Error);
+          }
+        });
+        outgoing.on('error', (error: NodeJS.ErrnoException) => {
+          // A kept-alive connection the server closed just as it was reused (Node's documented race):
+          // the server never read the request, so it is sent once more, on a new connection.
+          if (!isRetry && !answered && outgoing.reusedSocket && (error.code === 'ECONNRESET' || error.code === 'EPIPE')) {
+            attempt(true).then(resolve, reject);
+            return;
+          }
+          // fetch rejects with a TypeError for a network failure; its cause says what failed.
+          reject(error.name === 'AbortError' ? error : new TypeError(`fetch failed: ${error.message}`, { cause: error }));
+        });
+        outgoing.end(body ?? undefined);
       });
-      // fetch rejects with a TypeError for a network failure; its cause says what failed.
-      outgoing.on('error', (error) => reject(error.name === 'AbortError' ? error : new TypeError(`fetch failed: ${error.message}`, { cause: error })));
-      outgoing.end(body ?? undefined);
-    });
+    return attempt(false);
   };
 }
 

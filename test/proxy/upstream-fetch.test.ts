@@ -108,3 +108,19 @@ it('keeps one connection for requests in turn, and leaves no listener on the sig
   expect(sockets.size).toBe(1);
   expect(getEventListeners(transportSignal, 'abort').length).toBeLessThanOrEqual(1);
 });
+
+it('sends a request once more on a new connection when the kept-alive one it reused is reset (the server closed it meanwhile)', async () => {
+  const served: string[] = [];
+  const { url, sockets } = await serve((request, response) => {
+    const socket = request.socket as Socket & { answered?: boolean };
+    // A connection is answered once; a request that comes again on it finds it closing and is reset.
+    if (socket.answered === true) return void socket.destroy();
+    socket.answered = true;
+    served.push(request.headers['x-call'] as string);
+    response.writeHead(200, { 'content-type': 'application/json' }).end('{}');
+  });
+  await (await post(url, { headers: { 'x-call': 'first' } })).text();
+  expect(await (await post(url, { headers: { 'x-call': 'second' } })).text()).toBe('{}');
+  expect(served).toEqual(['first', 'second']);
+  expect(sockets.size).toBe(2);
+});
