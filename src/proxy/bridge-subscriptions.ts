@@ -43,6 +43,9 @@ export class BridgedSubscriptions {
   /** Whether the session may see a resource now (decided on its latest request): the last upstream side's, kept when it closes. */
   #shows: (uri: string) => boolean = () => false;
   #serial = 0;
+  /** A listen is being opened and not yet acknowledged: changes meanwhile wait for it (`#changedMeanwhile`). */
+  #opening = false;
+  #changedMeanwhile = false;
   #failures = 0;
   #retry: NodeJS.Timeout | undefined;
   #closed = false;
@@ -72,6 +75,16 @@ export class BridgedSubscriptions {
     this.#reopen();
   }
 
+  /** The listen being opened was acknowledged, or ended first: the changes that waited for it open the next. */
+  #opened(): void {
+    if (!this.#opening) return;
+    this.#opening = false;
+    if (this.#changedMeanwhile) {
+      this.#changedMeanwhile = false;
+      this.#reopen();
+    }
+  }
+
   /** The session ended: its listen is closed. */
   close(): void {
     this.#closed = true;
@@ -81,6 +94,12 @@ export class BridgedSubscriptions {
   }
 
   #reopen(): void {
+    // One listen opening at a time: a burst of subscribes opens one more listen for all of them once
+    // the one under way is acknowledged, not one upstream stream per subscribe.
+    if (this.#opening) {
+      this.#changedMeanwhile = true;
+      return;
+    }
     clearTimeout(this.#retry);
     const previous = this.#listen;
     this.#listen = undefined;
@@ -92,6 +111,7 @@ export class BridgedSubscriptions {
     }
     const listen: OpenListen = { uris, abort: new AbortController() };
     this.#listen = listen;
+    this.#opening = true;
     void this.#run(listen, previous);
   }
 
@@ -109,6 +129,7 @@ export class BridgedSubscriptions {
           this.#failures = 0;
           previous?.abort.abort();
           previous = undefined;
+          this.#opened();
         } else if (message['method'] === 'notifications/resources/updated' && typeof params?.uri === 'string') {
           // Only for a URI this listen asked for and the session still holds (an unsubscribe closes the old listen a little later).
           if (listen.uris.has(params.uri) && this.#uris.has(params.uri)) this.#deliver?.(params.uri);
@@ -118,6 +139,7 @@ export class BridgedSubscriptions {
       if (!listen.abort.signal.aborted) onError(error);
     } finally {
       previous?.abort.abort();
+      if (this.#listen === listen) this.#opened();
     }
     if (listen.abort.signal.aborted || this.#listen !== listen) return;
     // It ended on its own (the upstream closed it, or went away): open it again, a bounded number of times in a row.
