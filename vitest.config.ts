@@ -31,6 +31,9 @@ const longestFirst = [
   'test/serve/process.test.ts',
   'test/proxy/everything.test.ts',
   'test/proxy/recording-stdio.test.ts',
+  'test/proxy/stdio-2026-refused.test.ts',
+  'test/proxy/era-bridge-spawned.test.ts',
+  'test/proxy/stdio-2026-upstream-listen.test.ts',
 ];
 
 class LongestFirstSequencer extends BaseSequencer {
