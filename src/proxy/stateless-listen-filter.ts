@@ -41,15 +41,17 @@ export function gatedRequest(
     return probe;
   };
   const filter = request.params?.['notifications'];
-  let sent = filter;
+  // The filter's own keys are field names, never URIs: only the strings in their values are gated
+  // (an invalid filter, a string where a list belongs, keeps no hidden URI either).
+  let sent = filter === undefined ? undefined : mapStrings(filter, gate);
   if (isRecord(filter)) {
     const known: Record<string, unknown> = {};
-    for (const key of [...Object.values(listChangedKeys), 'resourceSubscriptions']) if (key in filter) known[key] = filter[key];
+    for (const key of [...Object.values(listChangedKeys), 'resourceSubscriptions']) if (key in filter) known[key] = mapStrings(filter[key], gate);
     sent = known;
   }
   return {
     id: request.id,
-    params: { ...(sent === undefined ? {} : { notifications: mapStrings(sent, gate) }), _meta: envelope },
+    params: { ...(sent === undefined ? {} : { notifications: sent }), _meta: envelope },
     relayedUris,
     named(message) {
       let named: unknown = message;
