@@ -83,9 +83,10 @@ export class StatelessListeners {
       // Closed at once when the listener goes, so a refresh under way does not hold the stream open.
       const opened = listener;
       closed.signal.addEventListener('abort', () => void opened.client.close().catch(() => undefined), { once: true });
-      // Its one request: from now on the gate decides this listener's lists on its context (and tells it of policy changes).
-      await listener.visibleKeys('resource', input);
-      const upstreamRequest = gatedRequest(request, envelope, (uri) => listener!.showsResource(uri));
+      // Its one request: each URI it subscribes to is decided (and recorded) as a read of it is, and from now on
+      // the gate decides this listener's lists on its context (and tells it of policy changes).
+      const visible = await listener.visibleUris({ method: 'subscriptions/listen', id: request.id, params: request.params }, input, subscribedUris(request.params));
+      const upstreamRequest = gatedRequest(request, envelope, (uri) => visible.has(uri));
       const ackTimeoutMs = this.#options.ackTimeoutMs ?? defaultListenAckTimeoutMs;
       const { upstream } = this.#options;
       const answer =
@@ -233,4 +234,11 @@ class ListenRelay {
     clearInterval(this.#keepAlive);
     this.#sink.end();
   }
+}
+
+/** The URIs a listen request subscribes to (its filter's `resourceSubscriptions`); any other string in the filter is hidden by default. */
+function subscribedUris(params: Record<string, unknown> | undefined): string[] {
+  const filter = params?.['notifications'];
+  const uris = isRecord(filter) ? filter['resourceSubscriptions'] : undefined;
+  return Array.isArray(uris) ? uris.filter((uri): uri is string => typeof uri === 'string') : [];
 }

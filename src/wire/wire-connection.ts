@@ -175,6 +175,15 @@ export class WireConnection implements GatedSession {
     return gated.view.visibleEntries(gated.catalog, kind, gated.context, gated.view.cacheKey(gated.catalog, gated.context)).map((entry) => entry.key);
   }
 
+  /**
+   * The resource URIs this request may see among those it names, each decided and recorded as a
+   * read of it is (a 2026-07-28 listen's subscriptions, src/proxy/stateless-listen.ts). Like any
+   * request, it is what the connection's lists are decided on from then on.
+   */
+  visibleUris(request: WireRequest, input: RequestContextInput, uris: readonly string[]): Promise<ReadonlySet<string>> {
+    return this.#router.visibleUris(request, input, uris);
+  }
+
   /** The upstream's own list item of this kind and registry key (name; URI for resources) in the lists now, hidden or not. */
   listedItem(kind: PrimitiveKind, key: string): Readonly<Record<string, unknown>> | undefined {
     return this.#snapshot?.itemsOf(kind).get(key);

@@ -77,6 +77,22 @@ export class WireRouter {
     return this.#forwardAs(request, options, 'uri', probeUri(this.#probeToken, uri), uri);
   }
 
+  /**
+   * Which of these URIs one request that names them (a 2026-07-28 `subscriptions/listen`'s
+   * resource subscriptions) may see: each decided as a resources/read of it is, and recorded as
+   * a decision, so the decision log and mcp-gate/otel see the hidden ones as they see hidden reads.
+   */
+  async visibleUris(request: WireRequest, input: RequestContextInput, uris: readonly string[]): Promise<ReadonlySet<string>> {
+    const gated = await this.#begin(request, input);
+    const visible = new Set<string>();
+    for (const uri of uris) {
+      const route = this.routeUri(gated, uri, () => wholeContextFrom(input, gated.context));
+      this.#runtime.settings.decisions.route(gated, route);
+      if (route.to === 'sdk') visible.add(uri);
+    }
+    return visible;
+  }
+
   routeUri(gated: GatedRequest & { snapshot: UpstreamSnapshot }, uri: string, decideOn: () => RequestContext): Route {
     const { catalog, templates } = gated.snapshot;
     let route: Route | undefined;

@@ -3,7 +3,7 @@
 // real v2 clients pinned to 2026-07-28 over 127.0.0.1. Each listener gets only the changes its
 // own context may see; a hidden resource is subscribed to as the upstream treats a URI it never
 // had, and never named upstream.
-import { writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer as createHttpServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -31,6 +31,7 @@ import {
 } from './stateless-listen-fixtures.js';
 
 const policyPath = join(tmpdir(), `mcp-gate-stateless-listen-${process.pid}.policy.json`);
+const decisionLogPath = join(tmpdir(), `mcp-gate-stateless-listen-${process.pid}.decisions.jsonl`);
 const admin = { 'x-role': 'admin' };
 const toolsChanged = 'notifications/tools/list_changed';
 
@@ -47,13 +48,24 @@ beforeAll(async () => {
       server.registerTool(name, { description: 'added later', ...(adminOnly ? { _meta: { 'mcp-gate': { groups: ['admin'] } } } : {}) }, () => ({ content: [] }));
     }
   });
-  proxy = await startProxy(['--policy', policyPath, '--upstream-url', `${upstream.endpoint.url}/mcp`, '--forward-header', 'x-role', '--watch']);
+  proxy = await startProxy([
+    '--policy',
+    policyPath,
+    '--upstream-url',
+    `${upstream.endpoint.url}/mcp`,
+    '--forward-header',
+    'x-role',
+    '--watch',
+    '--decision-log',
+    decisionLogPath,
+  ]);
   proxyEndpoint = { url: proxy.url.origin, close: async () => undefined };
 }, 60_000);
 
 afterAll(async () => {
   await proxy?.stop();
   await upstream?.close();
+  rmSync(decisionLogPath, { force: true });
 });
 
 /** Opens listeners, runs `test`, and closes them whatever happens. */
@@ -78,6 +90,24 @@ describe('mcp-gate proxy relaying subscriptions/listen from a 2026-07-28 upstrea
       expect(await seenBy(root!, 4)).toEqual(uris);
       // One stream, in order: had a hidden update been relayed, it would have come before the last.
       expect(await seenBy(plain!, 2)).toEqual(['items://5', 'docs://readme']);
+    });
+  });
+
+  it('records the decision on each URI a listener subscribes to, as for a read of it', async () => {
+    const filter = { resourceSubscriptions: ['docs://audit', 'docs://readme'] };
+    await withListeners([() => openListener(proxy.url, 'listen-audited', filter)], async () => {
+      const decisions = await waitFor('the listen decisions in the log', () => {
+        const lines = existsSync(decisionLogPath)
+          ? readFileSync(decisionLogPath, 'utf8')
+              .split('\n')
+              .filter((line) => line.includes('"listen-audited"'))
+          : [];
+        return lines.length >= 2 ? lines.map((line) => JSON.parse(line) as Record<string, unknown>) : undefined;
+      });
+      expect(decisions.map(({ method, primitive, allowed }) => ({ method, primitive, allowed }))).toEqual([
+        { method: 'subscriptions/listen', primitive: { kind: 'resource', name: 'audit' }, allowed: false },
+        { method: 'subscriptions/listen', primitive: { kind: 'resource', name: 'readme' }, allowed: true },
+      ]);
     });
   });
 
