@@ -186,6 +186,23 @@ describe('mcp-gate proxy relaying subscriptions/listen from a 2026-07-28 upstrea
     }
   });
 
+  it('works under a policy that hides what it does not name (default deny): the filter itself is no URI to hide', async () => {
+    const denyPolicyPath = join(tmpdir(), `mcp-gate-stateless-listen-deny-${process.pid}.policy.json`);
+    writeFileSync(denyPolicyPath, JSON.stringify({ version: 1, default: 'deny', rules: [{ id: 'readme', effect: 'allow', appliesTo: { names: ['readme', 'echo'] } }] }));
+    const denying = await startProxy(['--policy', denyPolicyPath, '--upstream-url', `${upstream.endpoint.url}/mcp`]);
+    try {
+      const filter = { toolsListChanged: true, resourceSubscriptions: ['docs://readme'] };
+      await withListeners([() => openListener(denying.url, 'listen-denying', filter)], async ([listener]) => {
+        expect(listener!.subscription.honoredFilter).toEqual(filter);
+        upstream.handler.notify.resourceUpdated('docs://readme');
+        expect(await seenBy(listener!, 1)).toEqual(['docs://readme']);
+      });
+    } finally {
+      await denying.stop();
+      rmSync(denyPolicyPath, { force: true });
+    }
+  });
+
   it('sends an envelope without client capabilities upstream as it came, and relays the refusal', async () => {
     const proxied = await rawListen(proxyEndpoint, { toolsListChanged: true }, { capabilities: null });
     const direct = await rawListen(upstream.endpoint, { toolsListChanged: true }, { capabilities: null });
