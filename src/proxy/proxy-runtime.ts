@@ -50,10 +50,7 @@ export async function inspectUpstream(
     } catch (error) {
       // Hook: an upstream of protocol 2026-07-28 only.
       if (statelessUpstream === undefined || eraMismatchMessage(error) === undefined) throw error;
-      const inspected =
-        statelessUpstream instanceof SpawnedStatelessUpstream
-          ? await (await loadOptional(() => import('./stdio-stateless-serving.js')))?.inspectSpawnedStatelessUpstream(wire, statelessUpstream, timeoutMs)
-          : await (await loadOptional(() => import('./stateless-serving.js')))?.inspectStatelessUpstream(wire, statelessUpstream, timeoutMs);
+      const inspected = await (await loadOptional(() => import('./stateless-serving.js')))?.inspectStatelessUpstream(wire, statelessUpstream, timeoutMs);
       if (inspected === undefined) throw error;
       return { ...summaryOf(wire, inspected.catalog, inspected.serverName), statelessOnly: true };
     }
@@ -84,7 +81,7 @@ export interface ProxyHttpSettings {
   readonly upstreamPingMs?: number | undefined;
   /** How long a ping of the upstream may go unanswered before its session is taken as gone (default 5 s; tests shorten it). */
   readonly probeTimeoutMs?: number | undefined;
-  /** A Streamable HTTP upstream, or a spawned one: 2026-07-28 stateless requests are served when it speaks 2026-07-28 (stateless-serving.ts, stdio-stateless-serving.ts). */
+  /** A Streamable HTTP upstream, or a spawned one: 2026-07-28 stateless requests are served when it speaks 2026-07-28 (stateless-serving.ts). */
   readonly statelessUpstream?: StatelessUpstream | SpawnedStatelessUpstream | undefined;
   /**
    * The upstream speaks only 2026-07-28 (UpstreamSummary.statelessOnly): each 2025-era session's
@@ -152,8 +149,6 @@ async function statelessServingFor(
   only: boolean,
 ): Promise<StatelessServing | undefined> {
   if (upstream === undefined) return undefined;
-  if (upstream instanceof SpawnedStatelessUpstream)
-    return (await loadOptional(() => import('./stdio-stateless-serving.js')))?.startSpawnedStatelessServing(wire, upstream, onError, statelessProbeTimeoutMs, only);
   return (await loadOptional(() => import('./stateless-serving.js')))?.startStatelessServing(wire, upstream, onError, statelessProbeTimeoutMs, only);
 }
 
@@ -200,9 +195,7 @@ export async function serveProxyStdio(
   const stateless =
     settings.statelessUpstream === undefined
       ? undefined
-      : await (
-          await loadOptional(() => import('./stdio-stateless-serving.js'))
-        )?.startStdioStatelessConnections(wire, settings.statelessUpstream, onError, statelessProbeTimeoutMs);
+      : await (await loadOptional(() => import('./stateless-serving.js')))?.startStatelessConnections(wire, settings.statelessUpstream, onError, statelessProbeTimeoutMs);
   if (stateless === undefined) return { ...(await serveOverStdio(legacySession(), stdio, signal)), servesStateless: false };
   const { serveProxyStdioEras } = await import('./stdio-era-serving.js');
   const eras = await serveProxyStdioEras({
@@ -211,7 +204,8 @@ export async function serveProxyStdio(
     legacySession,
     stateless: stateless.connections,
     listeners: stateless.listeners,
-    upstreamHeaders: stateless.upstreamHeaders,
+    // Over stdio there are no downstream headers to forward: the upstream gets the --upstream-header ones.
+    upstreamHeaders: stateless.upstreamHeaders({}),
     // A 2025-era client of a 2026-07-28-only upstream opens a bridged session; without a bridge it gets the upstream's refusal.
     only: settings.statelessOnly === true && bridge === undefined,
     onError,

@@ -1,7 +1,6 @@
 // The startup check of an upstream that speaks only 2026-07-28, whatever carries its requests (a
-// Streamable HTTP URL, stateless-serving.ts, or a spawned process's stdio,
-// stdio-stateless-serving.ts): its server name and its lists, as the proxy's own startup envelope
-// sees them, read with stateless requests.
+// Streamable HTTP URL or a spawned process's stdio, stateless-serving.ts): its server name and
+// its lists, as the proxy's own startup envelope sees them, read with stateless requests.
 import type { Catalog } from '../adapter/catalog.js';
 import type { WireGate } from '../wire/wire-gate.js';
 import { connectStatelessUpstream, discoverStatelessUpstream, serverNameOf, startupEnvelope, type StatelessTarget } from './stateless-upstream.js';
