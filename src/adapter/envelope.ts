@@ -7,6 +7,8 @@
 export const protocolVersionMetaKey = 'io.modelcontextprotocol/protocolVersion';
 export const clientInfoMetaKey = 'io.modelcontextprotocol/clientInfo';
 export const clientCapabilitiesMetaKey = 'io.modelcontextprotocol/clientCapabilities';
+/** Where a 2026-07-28 `server/discover` result names the server (its `_meta`). */
+export const serverInfoMetaKey = 'io.modelcontextprotocol/serverInfo';
 
 /** What a policy may learn from one envelope. Absent fields were absent (or malformed) on the wire. */
 export interface RequestEnvelope {

@@ -8,7 +8,7 @@
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { ErrorCode, LoggingLevelSchema, ResultSchema, type ServerCapabilities } from '@modelcontextprotocol/sdk/types.js';
-import { clientCapabilitiesMetaKey, clientInfoMetaKey, protocolVersionMetaKey } from '../adapter/envelope.js';
+import { clientCapabilitiesMetaKey, clientInfoMetaKey, protocolVersionMetaKey, serverInfoMetaKey } from '../adapter/envelope.js';
 import { RelayedError } from '../wire/relayed-error.js';
 import type { WireConnection } from '../wire/wire-connection.js';
 import { mcpParamHeaders } from './bridge-param-headers.js';
@@ -161,7 +161,7 @@ function identityOf(discover: Record<string, unknown>, spawned: boolean): Upstre
       capabilities.resources = resources;
     }
   }
-  const info = (discover['_meta'] as Record<string, unknown> | undefined)?.['io.modelcontextprotocol/serverInfo'] as { name?: unknown; version?: unknown } | undefined;
+  const info = (discover['_meta'] as Record<string, unknown> | undefined)?.[serverInfoMetaKey] as { name?: unknown; version?: unknown } | undefined;
   const instructions = discover['instructions'];
   return {
     capabilities,

@@ -7,7 +7,7 @@ import { StreamableHTTPClientTransport as ModernHttpTransport, type JSONRPCMessa
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { ResultSchema, type JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
-import { clientCapabilitiesMetaKey, clientInfoMetaKey, protocolVersionMetaKey } from '../adapter/envelope.js';
+import { clientCapabilitiesMetaKey, clientInfoMetaKey, protocolVersionMetaKey, serverInfoMetaKey } from '../adapter/envelope.js';
 import { upstreamFetch } from './upstream-fetch.js';
 
 /** The protocol revision whose requests are stateless and carry their envelope. */
@@ -213,6 +213,6 @@ export async function discoverStatelessUpstream(
 
 /** The server name a discover result gives in its `_meta` (a SHOULD of 2026-07-28). */
 export function serverNameOf(discover: Record<string, unknown>): string | undefined {
-  const info = (discover['_meta'] as Record<string, unknown> | undefined)?.['io.modelcontextprotocol/serverInfo'] as { name?: unknown } | undefined;
+  const info = (discover['_meta'] as Record<string, unknown> | undefined)?.[serverInfoMetaKey] as { name?: unknown } | undefined;
   return typeof info?.name === 'string' ? info.name : undefined;
 }
